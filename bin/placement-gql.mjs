@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+// Runs the TypeScript CLI through tsx, so that `npx placement-gql` works from a clone.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const tsx = require.resolve('tsx/cli');
+const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const result = spawnSync(process.execPath, [tsx, main, ...process.argv.slice(2)], { stdio: 'inherit' });
+process.exit(result.status ?? 1);

@@ -1,0 +1,68 @@
+// The Pothos builder: plugins, scalars and shared options. Types live in src/modules.
+import SchemaBuilder from '@pothos/core';
+import RelayPlugin from '@pothos/plugin-relay';
+import { GraphQLError } from 'graphql';
+import type { Context } from './context.js';
+
+const UUID_PATTERN = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+/** Canonical lower-case 8-4-4-4-12 form of a uuid, or null when it is not one. */
+export function canonicalUuid(value: string): string | null {
+  if (!UUID_PATTERN.test(value)) return null;
+  const hex = value.replace(/-/g, '').toLowerCase();
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 1000;
+
+export const builder = new SchemaBuilder<{
+  Context: Context;
+  Scalars: {
+    UUID: { Input: string; Output: string };
+    JSON: { Input: unknown; Output: unknown };
+  };
+  DefaultFieldNullability: false;
+  DefaultEdgesNullability: { list: false; items: false };
+  DefaultNodeNullability: false;
+}>({
+  plugins: [RelayPlugin],
+  defaultFieldNullability: false,
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    nodeQueryOptions: { description: 'Fetches any object by its global id.' },
+    nodesQueryOptions: { description: 'Fetches objects by their global ids.' },
+    nodeTypeOptions: { description: 'An object with a global id.' },
+    pageInfoTypeOptions: { description: 'Where a page of a connection starts and ends.' },
+    idFieldOptions: { description: 'The global id of this object (opaque).' },
+    cursorFieldOptions: { description: 'An opaque cursor: pass it as `after` to read the page after this edge.' },
+    nodeFieldOptions: { description: 'The object at this edge.' },
+    edgesFieldOptions: { description: 'The edges of this page, each with its cursor.' },
+    nodesOnConnection: { description: 'The objects of this page (the edges without cursors).' },
+    pageInfoFieldOptions: { description: 'Where this page starts and ends.' },
+    hasNextPageFieldOptions: { description: 'Whether there are objects after this page.' },
+    hasPreviousPageFieldOptions: { description: 'Whether there are objects before this page.' },
+    startCursorFieldOptions: { description: 'The cursor of the first edge of this page.' },
+    endCursorFieldOptions: { description: 'The cursor of the last edge of this page: pass it as `after` for the next page.' },
+  },
+});
+
+builder.scalarType('UUID', {
+  description: 'A UUID in the 8-4-4-4-12 form (any case is accepted; answers are lower case).',
+  serialize: (value) => value,
+  parseValue: (value) => {
+    const uuid = typeof value === 'string' ? canonicalUuid(value) : null;
+    if (!uuid) throw new GraphQLError(`UUID must be a string like 8-4-4-4-12 hex digits; got ${JSON.stringify(value)}.`);
+    return uuid;
+  },
+});
+
+builder.scalarType('JSON', {
+  description: 'An arbitrary JSON value.',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+});
+
+builder.queryType({ description: 'Reads over resource providers, their resources, and allocation candidates.' });
+builder.mutationType({ description: 'Changes, each applied whole in one transaction or not at all.' });

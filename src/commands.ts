@@ -1,0 +1,19 @@
+// Commands of the later domains (apply-config, docs), each in its module.
+export interface CommandOptions {
+  dbFile: string;
+  positionals: string[];
+  values: Record<string, string | boolean | undefined>;
+}
+
+type Command = (options: CommandOptions) => Promise<number> | number;
+
+const commands: Record<string, () => Promise<Command>> = {};
+
+export async function runCommand(name: string, options: CommandOptions): Promise<number> {
+  const load = commands[name];
+  if (!load) {
+    console.error(`Unknown command ${name}; see placement-gql --help.`);
+    return 1;
+  }
+  return (await load())(options);
+}

@@ -1,0 +1,80 @@
+// Opening the database: pragmas, migrations, the built-in catalog, and a count of executed statements.
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { fileURLToPath } from 'node:url';
+import * as schema from './schema.js';
+import { STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS } from '../catalog/index.js';
+
+export type Sqlite = Database.Database;
+export type Drizzle = BetterSQLite3Database<typeof schema>;
+
+/** Counts SQL statements executed, for tests and metrics. */
+export interface StatementCounter {
+  count: number;
+}
+
+export interface Db {
+  sqlite: Sqlite;
+  orm: Drizzle;
+  statements: StatementCounter;
+  file: string;
+  /** Runs fn in one transaction (IMMEDIATE): all or nothing. */
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}
+
+export const DEFAULT_DB_FILE = './placement.db';
+const MIGRATIONS = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+/** Wraps prepare() so that each execution of a statement is counted. */
+function countStatements(sqlite: Sqlite, counter: StatementCounter) {
+  const prepare = sqlite.prepare.bind(sqlite);
+  (sqlite as any).prepare = (source: string) => {
+    const stmt = prepare(source);
+    for (const method of ['run', 'get', 'all', 'iterate'] as const) {
+      const original = (stmt as any)[method].bind(stmt);
+      (stmt as any)[method] = (...args: unknown[]) => {
+        counter.count++;
+        return original(...args);
+      };
+    }
+    return stmt;
+  };
+}
+
+export function openDatabase(file: string = DEFAULT_DB_FILE): Db {
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  // Foreign keys are off while migrating (table rebuilds), checked afterwards, then on.
+  sqlite.pragma('foreign_keys = OFF');
+  const orm = drizzle(sqlite, { schema });
+  migrate(orm, { migrationsFolder: MIGRATIONS });
+  const violations = sqlite.pragma('foreign_key_check') as unknown[];
+  if (violations.length > 0) throw new Error(`database ${file} violates foreign keys: ${JSON.stringify(violations.slice(0, 5))}`);
+  sqlite.pragma('foreign_keys = ON');
+  seedCatalog(sqlite);
+
+  const statements: StatementCounter = { count: 0 };
+  countStatements(sqlite, statements);
+  return {
+    sqlite,
+    orm,
+    statements,
+    file,
+    transaction: <T>(fn: () => T) => sqlite.transaction(fn).immediate(),
+    close: () => sqlite.close(),
+  };
+}
+
+/** Standard resource classes (id = Placement's index) and standard traits; idempotent. */
+function seedCatalog(sqlite: Sqlite) {
+  const insertClass = sqlite.prepare('INSERT OR IGNORE INTO resource_classes (id, name, standard) VALUES (?, ?, 1)');
+  const insertTrait = sqlite.prepare('INSERT OR IGNORE INTO traits (name, standard) VALUES (?, 1)');
+  sqlite.transaction(() => {
+    STANDARD_RESOURCE_CLASSES.forEach((name, id) => insertClass.run(id, name));
+    for (const name of STANDARD_TRAITS) insertTrait.run(name);
+  })();
+}

@@ -1,0 +1,19 @@
+// Every domain's DataLoaders, created anew for each request.
+import type { Db } from './db/client.js';
+import { providerLoaders } from './modules/providers/providers.loaders.js';
+import { inventoryLoaders } from './modules/inventories/inventories.loaders.js';
+import { traitLoaders } from './modules/traits/traits.loaders.js';
+import { aggregateLoaders } from './modules/aggregates/aggregates.loaders.js';
+import { allocationLoaders } from './modules/allocations/allocations.loaders.js';
+
+export function createLoaders(db: Db) {
+  return {
+    providers: providerLoaders(db),
+    inventories: inventoryLoaders(db),
+    traits: traitLoaders(db),
+    aggregates: aggregateLoaders(db),
+    allocations: allocationLoaders(db),
+  };
+}
+
+export type Loaders = ReturnType<typeof createLoaders>;

@@ -1,0 +1,149 @@
+// The placement-gql command line: serve, import, export, apply-config, docs, schema.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { openDatabase, DEFAULT_DB_FILE } from './db/client.js';
+import { createServer } from './server.js';
+import { exportSnapshot, importSnapshot, isEmpty, SnapshotRejected } from './modules/snapshot/snapshot.service.js';
+import { printSortedSchema } from './schema.js';
+
+const USAGE = `placement-gql: a GraphQL gateway over the OpenStack Placement domain
+
+Usage:
+  placement-gql serve [--db FILE] [--port N] [--host ADDR] [--demo]
+                                  serve GraphQL and GraphiQL; --demo loads the demo cloud into an empty database
+  placement-gql import FILE [--db FILE]
+                                  load a snapshot (JSON) in one transaction; a rejected file changes nothing
+  placement-gql export [--db FILE] [--out FILE]
+                                  write the database as a snapshot (JSON) to stdout or FILE
+  placement-gql apply-config DIR [--db FILE] [--dry-run]
+                                  apply Nova provider-config YAML documents (*.yaml, in lexicographic order)
+  placement-gql docs extra-specs|metadefs [--out FILE]
+                                  write reference documentation from the extra-spec registry
+  placement-gql schema [--check]  print the GraphQL schema (sorted); --check compares it with schema.graphql
+
+The database defaults to ${DEFAULT_DB_FILE}; PLACEMENT_DB or --db changes it.`;
+
+export const DEMO_CLOUD = fileURLToPath(new URL('../demo/demo-cloud.json', import.meta.url));
+
+export const EXAMPLE_QUERY = `# A dashboard page: the first providers with their trees, resources and traits.
+query Dashboard {
+  resourceProviders(first: 10) {
+    totalCount
+    nodes {
+      name
+      uuid
+      generation
+      parent { name }
+      children { name }
+      inventories { resourceClass capacity used free }
+      traits
+      aggregates
+    }
+  }
+}
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      db: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      out: { type: 'string' },
+      demo: { type: 'boolean' },
+      check: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const dbFile = values.db ?? process.env.PLACEMENT_DB ?? DEFAULT_DB_FILE;
+  if (values.help || !command || command === 'help') {
+    console.log(USAGE);
+    return command ? 0 : 1;
+  }
+  switch (command) {
+    case 'serve': {
+      const db = openDatabase(dbFile);
+      if (values.demo && isEmpty(db)) {
+        const summary = importSnapshot(db, JSON.parse(readFileSync(DEMO_CLOUD, 'utf8')));
+        console.log(`Loaded the demo cloud into ${dbFile}: ${summary.providers} providers, ${summary.consumers} consumers.`);
+      }
+      const host = values.host ?? process.env.HOST ?? '127.0.0.1';
+      const port = Number(values.port ?? process.env.PORT ?? 4000);
+      const yoga = createServer({ db, graphiqlQuery: EXAMPLE_QUERY });
+      const http = createHttpServer(yoga);
+      await new Promise<void>((resolve) => http.listen(port, host, resolve));
+      const shown = host.includes(':') ? `[${host}]` : host;
+      console.log(`placement-gql serving ${dbFile}`);
+      console.log(`GraphiQL: http://${shown}:${port}/graphql`);
+      const stop = () => http.close(() => (db.close(), process.exit(0)));
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+      return new Promise(() => {});
+    }
+    case 'import': {
+      const file = positionals[0];
+      if (!file) throw new UsageError('import needs a FILE');
+      const db = openDatabase(dbFile);
+      try {
+        const summary = importSnapshot(db, JSON.parse(readFileSync(file, 'utf8')));
+        console.log(`Imported ${file} into ${dbFile}: ${JSON.stringify(summary)}`);
+        return 0;
+      } catch (error) {
+        if (error instanceof SnapshotRejected) {
+          console.error(`Rejected ${file}; nothing was changed. ${error.problems.length} problem(s):`);
+          for (const p of error.problems) console.error(`  ${p.path}: ${p.message}`);
+          return 2;
+        }
+        throw error;
+      } finally {
+        db.close();
+      }
+    }
+    case 'export': {
+      const db = openDatabase(dbFile);
+      const text = JSON.stringify(exportSnapshot(db), null, 1) + '\n';
+      db.close();
+      if (values.out) writeFileSync(values.out, text);
+      else process.stdout.write(text);
+      return 0;
+    }
+    case 'schema': {
+      const printed = printSortedSchema();
+      if (!values.check) {
+        process.stdout.write(printed);
+        return 0;
+      }
+      const committed = readFileSync(fileURLToPath(new URL('../schema.graphql', import.meta.url)), 'utf8');
+      if (committed === printed) {
+        console.log('schema.graphql is up to date.');
+        return 0;
+      }
+      console.error('schema.graphql differs from the schema the code prints: run `npm run schema:print` and commit it.');
+      return 1;
+    }
+    default: {
+      const extra = await import('./commands.js');
+      return extra.runCommand(command, { dbFile, positionals, values });
+    }
+  }
+}
+
+export class UsageError extends Error {}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    if (error instanceof UsageError || (error as any)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      console.error(`${(error as Error).message}\n\n${USAGE}`);
+      return process.exit(1);
+    }
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,83 @@
+// Expected failures of domain operations. Services throw them; mutations return them as data.
+
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+export abstract class DomainError extends Error {
+  abstract readonly typename: string;
+  /** Placement's error code for the same failure. */
+  code = 'placement.undefined_code';
+}
+
+export class NotFound extends DomainError {
+  readonly typename = 'NotFound';
+  constructor(
+    readonly kind: string,
+    readonly key: string,
+    message = `No ${kind} with ${key} was found.`,
+  ) {
+    super(message);
+  }
+}
+
+export class DuplicateName extends DomainError {
+  readonly typename = 'DuplicateName';
+  code = 'placement.duplicate_name';
+  constructor(
+    readonly field: string,
+    readonly value: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class GenerationConflict extends DomainError {
+  readonly typename = 'GenerationConflict';
+  code = 'placement.concurrent_update';
+  constructor(
+    readonly field: string,
+    readonly expected: number | null,
+    readonly actual: number | null,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class InUse extends DomainError {
+  readonly typename = 'InUse';
+  constructor(message: string, code = 'placement.undefined_code') {
+    super(message);
+    this.code = code;
+  }
+}
+
+export class CapacityExceeded extends DomainError {
+  readonly typename = 'CapacityExceeded';
+  constructor(
+    readonly field: string,
+    readonly providerUuid: string,
+    readonly resourceClass: string,
+    readonly requested: number,
+    readonly used: number,
+    readonly capacity: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class InvalidInput extends DomainError {
+  readonly typename = 'InvalidInput';
+  constructor(readonly issues: Issue[]) {
+    super(issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '));
+  }
+}
+
+/** Throws InvalidInput when any issue was found. */
+export function assertNoIssues(issues: Issue[]) {
+  if (issues.length > 0) throw new InvalidInput(issues);
+}

@@ -1,0 +1,52 @@
+// One shape for every mutation: a single `input`, a result union of a payload and named errors,
+// and one transaction around the service call.
+import { builder } from '../../builder.js';
+import type { Context } from '../../context.js';
+import { DomainError } from './errors.js';
+import { InvalidInputError } from './errors.graphql.js';
+
+interface MutationOptions<Input, Payload> {
+  description: string;
+  /** Fields of the input object, built with the input field builder. */
+  input: (t: any) => Record<string, any>;
+  /** The success type (an object ref). */
+  payload: any;
+  /** The error types besides InvalidInput. */
+  errors: any[];
+  /** The domain operation; it runs inside one transaction. */
+  resolve: (input: Input, ctx: Context) => Payload;
+}
+
+const capitalize = (s: string) => s[0].toUpperCase() + s.slice(1);
+
+export function defineMutation<Input = any, Payload = any>(name: string, options: MutationOptions<Input, Payload>) {
+  const typeName = capitalize(name);
+  const inputRef = builder.inputType(`${typeName}Input`, {
+    description: `Input of ${name}.`,
+    fields: options.input,
+  });
+  const members = [options.payload, ...new Set([...options.errors, InvalidInputError])];
+  const resultRef = builder.unionType(`${typeName}Result`, {
+    description: `What ${name} returns: the payload, or why nothing was changed.`,
+    types: members,
+    resolveType: (value: unknown) => (value instanceof DomainError ? value.typename : options.payload.name),
+  });
+  builder.mutationField(name, (t) =>
+    t.field({
+      type: resultRef,
+      description: options.description,
+      args: { input: t.arg({ type: inputRef, required: true }) },
+      resolve: (_root, args, ctx) => {
+        try {
+          const result = ctx.db.transaction(() => options.resolve(args.input as Input, ctx));
+          ctx.changed();
+          return result as any;
+        } catch (error) {
+          if (error instanceof DomainError) return error as any;
+          throw error;
+        }
+      },
+    }),
+  );
+  return resultRef;
+}

@@ -1,0 +1,2 @@
+// GraphQL types of this domain.
+export {};

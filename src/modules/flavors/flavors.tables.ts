@@ -1,0 +1,2 @@
+// Tables of this domain (none yet).
+export {};

@@ -1,0 +1,144 @@
+// Inventories: capacity arithmetic and Placement's PUT /resource_providers/{uuid}/inventories.
+import type { Db } from '../../db/client.js';
+import { all, get, list, run } from '../../db/sql.js';
+import { InUse, InvalidInput, type Issue } from '../common/errors.js';
+import { bumpGeneration, requireProvider, type ProviderRow } from '../providers/providers.service.js';
+
+export const MAX_INT = 2147483647;
+
+export interface InventoryFields {
+  total: number;
+  reserved: number;
+  minUnit: number;
+  maxUnit: number;
+  stepSize: number;
+  allocationRatio: number;
+}
+
+export interface InventoryRow extends InventoryFields {
+  providerId: number;
+  resourceClass: string;
+  /** Sum of allocations against this provider and class. */
+  used: number;
+}
+
+/** Placement's capacity: int((total - reserved) * allocation_ratio). */
+export const capacityOf = (inv: Pick<InventoryFields, 'total' | 'reserved' | 'allocationRatio'>) =>
+  Math.trunc((inv.total - inv.reserved) * inv.allocationRatio);
+
+export const INVENTORY_DEFAULTS: Omit<InventoryFields, 'total'> = { reserved: 0, minUnit: 1, maxUnit: MAX_INT, stepSize: 1, allocationRatio: 1.0 };
+
+export interface InventoryInput extends Partial<Omit<InventoryFields, 'total'>> {
+  resourceClass: string;
+  total: number;
+}
+
+/** Problems with one inventory record, by Placement's schema and rules. */
+export function inventoryIssues(inv: InventoryFields, path: string): Issue[] {
+  const issues: Issue[] = [];
+  const intField = (name: keyof InventoryFields, value: number, min: number) => {
+    if (!Number.isInteger(value) || value < min || value > MAX_INT) issues.push({ path: `${path}.${name}`, message: `must be an integer from ${min} to ${MAX_INT} (got ${value})` });
+  };
+  intField('total', inv.total, 1);
+  intField('reserved', inv.reserved, 0);
+  intField('minUnit', inv.minUnit, 1);
+  intField('maxUnit', inv.maxUnit, 1);
+  intField('stepSize', inv.stepSize, 1);
+  if (!(inv.allocationRatio > 0) || inv.allocationRatio > 3.40282e38) issues.push({ path: `${path}.allocationRatio`, message: `must be a number above 0 (got ${inv.allocationRatio})` });
+  if (issues.length === 0) {
+    if (inv.reserved > inv.total) issues.push({ path: `${path}.reserved`, message: `the reserved value (${inv.reserved}) is greater than total (${inv.total})` });
+    if (inv.minUnit > inv.maxUnit) issues.push({ path: `${path}.minUnit`, message: `min_unit (${inv.minUnit}) is greater than max_unit (${inv.maxUnit})` });
+  }
+  return issues;
+}
+
+export function withDefaults(input: InventoryInput): InventoryFields {
+  return {
+    total: input.total,
+    reserved: input.reserved ?? INVENTORY_DEFAULTS.reserved,
+    minUnit: input.minUnit ?? INVENTORY_DEFAULTS.minUnit,
+    maxUnit: input.maxUnit ?? INVENTORY_DEFAULTS.maxUnit,
+    stepSize: input.stepSize ?? INVENTORY_DEFAULTS.stepSize,
+    allocationRatio: input.allocationRatio ?? INVENTORY_DEFAULTS.allocationRatio,
+  };
+}
+
+export const INVENTORY_COLUMNS = `i.resource_provider_id AS providerId, rc.name AS resourceClass, i.total, i.reserved, i.min_unit AS minUnit,
+  i.max_unit AS maxUnit, i.step_size AS stepSize, i.allocation_ratio AS allocationRatio`;
+
+/** Inventories with their usage for many providers in one statement. */
+export function inventoriesOf(db: Db, providerIds: readonly number[]): InventoryRow[] {
+  return all<InventoryRow>(
+    db,
+    `SELECT ${INVENTORY_COLUMNS},
+       COALESCE((SELECT SUM(a.used) FROM allocations a WHERE a.resource_provider_id = i.resource_provider_id AND a.resource_class_id = i.resource_class_id), 0) AS used
+     FROM inventories i JOIN resource_classes rc ON rc.id = i.resource_class_id
+     WHERE i.resource_provider_id IN (SELECT value FROM json_each(?)) ORDER BY i.resource_provider_id, rc.id`,
+    list(providerIds),
+  );
+}
+
+export interface SetInventoriesInput {
+  providerUuid: string;
+  generation: number;
+  inventories: InventoryInput[];
+}
+
+/** Replaces every inventory of a provider (Placement's PUT .../inventories). */
+export function setInventories(db: Db, input: SetInventoriesInput): ProviderRow {
+  const provider = requireProvider(db, input.providerUuid, 'providerUuid');
+  const issues: Issue[] = [];
+  const seen = new Set<string>();
+  const classIds = new Map(
+    all<{ id: number; name: string }>(db, 'SELECT id, name FROM resource_classes WHERE name IN (SELECT value FROM json_each(?))', list(input.inventories.map((i) => i.resourceClass))).map((r) => [r.name, r.id]),
+  );
+  const records = input.inventories.map((inv, n) => {
+    const path = `inventories.${n}`;
+    if (!classIds.has(inv.resourceClass)) issues.push({ path: `${path}.resourceClass`, message: `unknown resource class ${inv.resourceClass}` });
+    if (seen.has(inv.resourceClass)) issues.push({ path: `${path}.resourceClass`, message: `${inv.resourceClass} is listed twice` });
+    seen.add(inv.resourceClass);
+    const fields = withDefaults(inv);
+    issues.push(...inventoryIssues(fields, path));
+    return { classId: classIds.get(inv.resourceClass)!, resourceClass: inv.resourceClass, fields };
+  });
+  if (issues.length) throw new InvalidInput(issues);
+  bumpGeneration(db, provider, input.generation);
+
+  // A class that still has allocations cannot lose its inventory.
+  const removed = all<{ id: number; name: string }>(
+    db,
+    `SELECT rc.id, rc.name FROM inventories i JOIN resource_classes rc ON rc.id = i.resource_class_id
+     WHERE i.resource_provider_id = ? AND i.resource_class_id NOT IN (SELECT value FROM json_each(?))`,
+    provider.id,
+    list(records.map((r) => r.classId)),
+  );
+  for (const rc of removed) {
+    if (get(db, 'SELECT 1 FROM allocations WHERE resource_provider_id = ? AND resource_class_id = ? LIMIT 1', provider.id, rc.id)) {
+      throw new InUse(`update conflict: Inventory for '${rc.name}' on resource provider '${provider.uuid}' in use.`, 'placement.inventory.inuse');
+    }
+  }
+  writeInventories(db, provider.id, records);
+  return provider;
+}
+
+/** Replaces the inventory rows of a provider (no checks: callers validate). */
+export function writeInventories(db: Db, providerId: number, records: { classId: number; fields: InventoryFields }[]) {
+  run(db, 'DELETE FROM inventories WHERE resource_provider_id = ? AND resource_class_id NOT IN (SELECT value FROM json_each(?))', providerId, list(records.map((r) => r.classId)));
+  for (const { classId, fields: f } of records) {
+    run(
+      db,
+      `INSERT INTO inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (resource_provider_id, resource_class_id) DO UPDATE SET total = excluded.total, reserved = excluded.reserved,
+         min_unit = excluded.min_unit, max_unit = excluded.max_unit, step_size = excluded.step_size, allocation_ratio = excluded.allocation_ratio`,
+      providerId,
+      classId,
+      f.total,
+      f.reserved,
+      f.minUnit,
+      f.maxUnit,
+      f.stepSize,
+      f.allocationRatio,
+    );
+  }
+}

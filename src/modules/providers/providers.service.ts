@@ -1,0 +1,235 @@
+// Resource providers: lookups, Placement's GET /resource_providers filters, create, update, delete.
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../db/client.js';
+import { all, get, list, run } from '../../db/sql.js';
+import { DuplicateName, GenerationConflict, InUse, InvalidInput, NotFound, type Issue } from '../common/errors.js';
+import { resolveTraitIds, resolveResourceClassIds, type ResourceAmount } from '../common/names.js';
+
+export interface ProviderRow {
+  id: number;
+  uuid: string;
+  name: string;
+  generation: number;
+  parentId: number | null;
+  rootId: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const PROVIDER_COLUMNS = `rp.id, rp.uuid, rp.name, rp.generation, rp.parent_id AS parentId, rp.root_id AS rootId,
+  rp.created_at AS createdAt, rp.updated_at AS updatedAt`;
+
+export const MAX_PROVIDER_NAME_LENGTH = 200;
+
+export function providerByUuid(db: Db, uuid: string): ProviderRow | undefined {
+  return get<ProviderRow>(db, `SELECT ${PROVIDER_COLUMNS} FROM resource_providers rp WHERE rp.uuid = ?`, uuid);
+}
+
+/** The provider with this uuid, or NotFound naming the input field. */
+export function requireProvider(db: Db, uuid: string, field = 'uuid'): ProviderRow {
+  const provider = providerByUuid(db, uuid);
+  if (!provider) throw new NotFound('resource provider', `${field}=${uuid}`, `No resource provider with uuid ${uuid} found (${field}).`);
+  return provider;
+}
+
+/** Checks the caller's generation and bumps it: the guard on every change to a provider. */
+export function bumpGeneration(db: Db, provider: ProviderRow, expected: number, field = 'generation') {
+  if (expected !== provider.generation) {
+    throw new GenerationConflict(
+      field,
+      expected,
+      provider.generation,
+      `resource provider generation conflict: ${field} is ${expected} but provider ${provider.uuid} is at generation ${provider.generation}. Read it again and retry.`,
+    );
+  }
+  run(db, `UPDATE resource_providers SET generation = generation + 1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?`, provider.id);
+  provider.generation += 1;
+}
+
+export interface ProviderFilter {
+  name?: string | null;
+  uuid?: string | null;
+  inTree?: string | null;
+  memberOf?: string[][] | null;
+  notMemberOf?: string[] | null;
+  required?: string[] | null;
+  forbidden?: string[] | null;
+  anyOf?: string[][] | null;
+  resources?: ResourceAmount[] | null;
+}
+
+export interface Page {
+  offset: number;
+  limit: number;
+}
+
+/** A WHERE clause over `rp` with its parameters, built from a filter; Placement's listing semantics. */
+function filterClause(db: Db, filter: ProviderFilter): { where: string; params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const { required = [], forbidden = [], anyOf = [], resources = [] } = filter;
+
+  const traitIds = resolveTraitIds(db, [...(required ?? []), ...(forbidden ?? []), ...(anyOf ?? []).flat()], 'required');
+  const classIds = resolveResourceClassIds(db, resources ?? []);
+
+  // As in Placement, an empty name filters nothing.
+  if (filter.name) conditions.push('rp.name = ?'), params.push(filter.name);
+  if (filter.uuid != null) conditions.push('rp.uuid = ?'), params.push(filter.uuid);
+  if (filter.inTree != null) {
+    conditions.push('rp.root_id = (SELECT root_id FROM resource_providers WHERE uuid = ?)');
+    params.push(filter.inTree);
+  }
+  const inAggregates = `SELECT pa.resource_provider_id FROM provider_aggregates pa JOIN aggregates a ON a.id = pa.aggregate_id
+    WHERE a.uuid IN (SELECT value FROM json_each(?))`;
+  for (const anyAggregate of filter.memberOf ?? []) {
+    conditions.push(`rp.id IN (${inAggregates})`);
+    params.push(list(anyAggregate));
+  }
+  if (filter.notMemberOf?.length) {
+    conditions.push(`rp.id NOT IN (${inAggregates})`);
+    params.push(list(filter.notMemberOf));
+  }
+  const hasTraits = `SELECT COUNT(*) FROM provider_traits pt WHERE pt.resource_provider_id = rp.id AND pt.trait_id IN (SELECT value FROM json_each(?))`;
+  if (required?.length) {
+    const ids = [...new Set(required.map((t) => traitIds.get(t)!))];
+    conditions.push(`(${hasTraits}) = ?`);
+    params.push(list(ids), ids.length);
+  }
+  if (forbidden?.length) {
+    conditions.push(`(${hasTraits}) = 0`);
+    params.push(list(forbidden.map((t) => traitIds.get(t)!)));
+  }
+  for (const anyTraits of anyOf ?? []) {
+    conditions.push(`(${hasTraits}) > 0`);
+    params.push(list(anyTraits.map((t) => traitIds.get(t)!)));
+  }
+  for (const { resourceClass, amount } of resources ?? []) {
+    conditions.push(`EXISTS (SELECT 1 FROM inventories i WHERE i.resource_provider_id = rp.id AND i.resource_class_id = ?
+      AND ? BETWEEN i.min_unit AND i.max_unit AND ? % i.step_size = 0
+      AND (SELECT COALESCE(SUM(a.used), 0) FROM allocations a WHERE a.resource_provider_id = rp.id AND a.resource_class_id = i.resource_class_id) + ?
+          <= (i.total - i.reserved) * i.allocation_ratio)`);
+    params.push(classIds.get(resourceClass), amount, amount, amount);
+  }
+  return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
+/** One page of the providers matching a filter, in creation order, and how many match in all. */
+export function listProviders(db: Db, filter: ProviderFilter, page: Page): { rows: ProviderRow[]; totalCount: number } {
+  const { where, params } = filterClause(db, filter);
+  const rows = all<ProviderRow & { totalCount: number }>(
+    db,
+    `SELECT ${PROVIDER_COLUMNS}, COUNT(*) OVER () AS totalCount FROM resource_providers rp ${where} ORDER BY rp.id LIMIT ? OFFSET ?`,
+    ...params,
+    page.limit,
+    page.offset,
+  );
+  const totalCount =
+    rows.length > 0 || page.offset === 0
+      ? (rows[0]?.totalCount ?? 0)
+      : get<{ n: number }>(db, `SELECT COUNT(*) AS n FROM resource_providers rp ${where}`, ...params)!.n;
+  return { rows: rows.map(({ totalCount: _, ...row }) => row), totalCount };
+}
+
+function nameIssues(name: string | null | undefined, field = 'name'): Issue[] {
+  if (name == null) return [];
+  if (name.length === 0) return [{ path: field, message: 'must not be empty' }];
+  if (name.length > MAX_PROVIDER_NAME_LENGTH) return [{ path: field, message: `must be at most ${MAX_PROVIDER_NAME_LENGTH} characters (got ${name.length})` }];
+  return [];
+}
+
+function assertNameFree(db: Db, name: string, exceptId?: number) {
+  const other = get<{ id: number; uuid: string }>(db, 'SELECT id, uuid FROM resource_providers WHERE name = ?', name);
+  if (other && other.id !== exceptId) {
+    throw new DuplicateName('name', name, `Conflicting resource provider name: ${name} already exists (provider ${other.uuid}).`);
+  }
+}
+
+export interface CreateProviderInput {
+  name: string;
+  uuid?: string | null;
+  parentUuid?: string | null;
+}
+
+export function createProvider(db: Db, input: CreateProviderInput): ProviderRow {
+  const issues = nameIssues(input.name);
+  if (issues.length) throw new InvalidInput(issues);
+  const uuid = input.uuid ?? randomUUID();
+  if (providerByUuid(db, uuid)) throw new DuplicateName('uuid', uuid, `Conflicting resource provider uuid: ${uuid} already exists.`);
+  assertNameFree(db, input.name);
+  let parent: ProviderRow | undefined;
+  if (input.parentUuid != null) {
+    parent = providerByUuid(db, input.parentUuid);
+    if (!parent) throw new InvalidInput([{ path: 'parentUuid', message: `parent provider ${input.parentUuid} does not exist` }]);
+  }
+  const { lastInsertRowid } = run(db, 'INSERT INTO resource_providers (uuid, name, parent_id, root_id) VALUES (?, ?, ?, ?)', uuid, input.name, parent?.id ?? null, parent?.rootId ?? null);
+  if (!parent) run(db, 'UPDATE resource_providers SET root_id = id WHERE id = ?', lastInsertRowid);
+  return providerByUuid(db, uuid)!;
+}
+
+export interface UpdateProviderInput {
+  uuid: string;
+  name?: string | null;
+  /** A provider uuid to re-parent under, null to make it a root; absent keeps the parent. */
+  parentUuid?: string | null;
+}
+
+/**
+ * Renames and/or re-parents a provider. As in Placement (1.37+), a provider may move to
+ * another parent or become a root, but never below itself or one of its descendants.
+ */
+export function updateProvider(db: Db, input: UpdateProviderInput): ProviderRow {
+  const provider = requireProvider(db, input.uuid);
+  const issues = nameIssues(input.name);
+  if (issues.length) throw new InvalidInput(issues);
+  if (input.name != null && input.name !== provider.name) {
+    assertNameFree(db, input.name, provider.id);
+    run(db, 'UPDATE resource_providers SET name = ? WHERE id = ?', input.name, provider.id);
+  }
+  if (input.parentUuid !== undefined) {
+    const parent = input.parentUuid === null ? null : providerByUuid(db, input.parentUuid);
+    if (parent === undefined) throw new InvalidInput([{ path: 'parentUuid', message: `parent provider ${input.parentUuid} does not exist` }]);
+    if (parent && (parent.id === provider.id || isDescendant(db, parent.id, provider.id))) {
+      throw new InvalidInput([{ path: 'parentUuid', message: 'creating a loop in the provider tree is not allowed: the new parent is the provider itself or one of its descendants' }]);
+    }
+    if ((parent?.id ?? null) !== provider.parentId) {
+      run(db, 'UPDATE resource_providers SET parent_id = ? WHERE id = ?', parent?.id ?? null, provider.id);
+      // The whole subtree moves to the new root.
+      run(
+        db,
+        `WITH RECURSIVE subtree(id) AS (SELECT ? UNION ALL SELECT rp.id FROM resource_providers rp JOIN subtree s ON rp.parent_id = s.id)
+         UPDATE resource_providers SET root_id = ? WHERE id IN (SELECT id FROM subtree)`,
+        provider.id,
+        parent ? parent.rootId : provider.id,
+      );
+    }
+  }
+  run(db, `UPDATE resource_providers SET generation = generation + 1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?`, provider.id);
+  return providerByUuid(db, input.uuid)!;
+}
+
+function isDescendant(db: Db, candidateId: number, ancestorId: number): boolean {
+  return !!get(
+    db,
+    `WITH RECURSIVE up(id, parent_id) AS (SELECT id, parent_id FROM resource_providers WHERE id = ?
+       UNION ALL SELECT rp.id, rp.parent_id FROM resource_providers rp JOIN up ON rp.id = up.parent_id)
+     SELECT 1 FROM up WHERE id = ?`,
+    candidateId,
+    ancestorId,
+  );
+}
+
+/** Deletes a provider with its inventories, traits and aggregates; refused while it has children or allocations. */
+export function deleteProvider(db: Db, uuid: string): ProviderRow {
+  const provider = requireProvider(db, uuid);
+  if (get(db, 'SELECT 1 FROM resource_providers WHERE parent_id = ? LIMIT 1', provider.id)) {
+    throw new InUse(`Unable to delete parent resource provider ${uuid}: it has child resource providers.`, 'placement.resource_provider.cannot_delete_parent');
+  }
+  if (get(db, 'SELECT 1 FROM allocations WHERE resource_provider_id = ? LIMIT 1', provider.id)) {
+    throw new InUse(`Unable to delete resource provider ${uuid}: Resource provider has allocations.`, 'placement.resource_provider.inuse');
+  }
+  run(db, 'DELETE FROM inventories WHERE resource_provider_id = ?', provider.id);
+  run(db, 'DELETE FROM provider_traits WHERE resource_provider_id = ?', provider.id);
+  run(db, 'DELETE FROM provider_aggregates WHERE resource_provider_id = ?', provider.id);
+  run(db, 'DELETE FROM resource_providers WHERE id = ?', provider.id);
+  return provider;
+}

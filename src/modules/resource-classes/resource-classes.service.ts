@@ -1,0 +1,53 @@
+// Resource classes: the 21 standard ones and CUSTOM_ ones.
+import type { Db } from '../../db/client.js';
+import { all, get, run } from '../../db/sql.js';
+import { customNameProblem, FIRST_CUSTOM_CLASS_ID, isStandardResourceClass } from '../../catalog/index.js';
+import { InUse, InvalidInput, NotFound } from '../common/errors.js';
+
+export interface ResourceClassRow {
+  id: number;
+  name: string;
+  standard: boolean;
+}
+
+export function listResourceClasses(db: Db, custom?: boolean | null): ResourceClassRow[] {
+  return all<ResourceClassRow>(db, 'SELECT id, name, standard FROM resource_classes WHERE (@custom IS NULL OR standard = NOT @custom) ORDER BY id', { custom: custom == null ? null : Number(custom) }).map(
+    (r) => ({ ...r, standard: !!r.standard }),
+  );
+}
+
+export function resourceClassByName(db: Db, name: string): ResourceClassRow | undefined {
+  const row = get<ResourceClassRow>(db, 'SELECT id, name, standard FROM resource_classes WHERE name = ?', name);
+  return row && { ...row, standard: !!row.standard };
+}
+
+/** Creates a custom class; an existing one is returned as it is (Placement's PUT /resource_classes/{name}). */
+export function createResourceClass(db: Db, name: string): { resourceClass: ResourceClassRow; created: boolean } {
+  const existing = resourceClassByName(db, name);
+  if (existing) return { resourceClass: existing, created: false };
+  const problem = isStandardResourceClass(name) ? null : customNameProblem(name);
+  if (problem) throw new InvalidInput([{ path: 'name', message: `a custom resource class name ${problem}` }]);
+  insertCustomClass(db, name);
+  return { resourceClass: resourceClassByName(db, name)!, created: true };
+}
+
+/** Creates the custom classes among names that do not exist yet (for imports and provider config). */
+export function ensureCustomResourceClasses(db: Db, names: readonly string[]) {
+  for (const name of new Set(names)) if (!resourceClassByName(db, name)) insertCustomClass(db, name);
+}
+
+function insertCustomClass(db: Db, name: string) {
+  // Custom classes get ids from 10000 on, as in Placement.
+  run(db, 'INSERT INTO resource_classes (id, name, standard) SELECT MAX(?, COALESCE(MAX(id) + 1, 0)), ?, 0 FROM resource_classes', FIRST_CUSTOM_CLASS_ID, name);
+}
+
+export function deleteResourceClass(db: Db, name: string): ResourceClassRow {
+  const rc = resourceClassByName(db, name);
+  if (!rc) throw new NotFound('resource class', `name=${name}`, `No such resource class ${name}.`);
+  if (rc.standard) throw new InvalidInput([{ path: 'name', message: `Cannot delete standard resource class ${name}.` }]);
+  if (get(db, 'SELECT 1 FROM inventories WHERE resource_class_id = ? LIMIT 1', rc.id)) {
+    throw new InUse(`Unable to delete resource class ${name}. Class is in use in inventory.`, 'placement.resource_class.inuse');
+  }
+  run(db, 'DELETE FROM resource_classes WHERE id = ?', rc.id);
+  return rc;
+}

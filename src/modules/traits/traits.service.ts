@@ -1,0 +1,101 @@
+// Traits: the catalog (standard and CUSTOM_) and the traits of a provider.
+import type { Db } from '../../db/client.js';
+import { all, get, list, run } from '../../db/sql.js';
+import { customNameProblem, isStandardTrait } from '../../catalog/index.js';
+import { InUse, InvalidInput, NotFound } from '../common/errors.js';
+import { bumpGeneration, requireProvider, type ProviderRow } from '../providers/providers.service.js';
+
+export interface TraitRow {
+  id: number;
+  name: string;
+  standard: boolean;
+}
+
+export interface TraitFilter {
+  /** Names starting with this (Placement's name=startswith:). */
+  prefix?: string | null;
+  /** Only names in this list (Placement's name=in:). */
+  names?: string[] | null;
+  /** true: only traits some provider has; false: only traits no provider has. */
+  associated?: boolean | null;
+  /** true: only CUSTOM_ traits; false: only standard ones. */
+  custom?: boolean | null;
+}
+
+export function listTraits(db: Db, filter: TraitFilter): TraitRow[] {
+  return all<TraitRow>(
+    db,
+    `SELECT t.id, t.name, t.standard FROM traits t
+     WHERE (@prefix IS NULL OR substr(t.name, 1, length(@prefix)) = @prefix)
+       AND (@names IS NULL OR t.name IN (SELECT value FROM json_each(@names)))
+       AND (@associated IS NULL OR EXISTS (SELECT 1 FROM provider_traits pt WHERE pt.trait_id = t.id) = @associated)
+       AND (@custom IS NULL OR t.standard = NOT @custom)
+     ORDER BY t.name`,
+    {
+      prefix: filter.prefix ?? null,
+      names: filter.names ? list(filter.names) : null,
+      associated: filter.associated == null ? null : Number(filter.associated),
+      custom: filter.custom == null ? null : Number(filter.custom),
+    },
+  ).map((t) => ({ ...t, standard: !!t.standard }));
+}
+
+export function traitByName(db: Db, name: string): TraitRow | undefined {
+  const row = get<TraitRow>(db, 'SELECT id, name, standard FROM traits WHERE name = ?', name);
+  return row && { ...row, standard: !!row.standard };
+}
+
+/** Creates a custom trait; an existing one is returned as it is (Placement's PUT /traits/{name}). */
+export function createTrait(db: Db, name: string): { trait: TraitRow; created: boolean } {
+  const existing = traitByName(db, name);
+  if (existing) return { trait: existing, created: false };
+  const problem = isStandardTrait(name) ? null : customNameProblem(name);
+  if (problem) throw new InvalidInput([{ path: 'name', message: `a custom trait name ${problem}` }]);
+  run(db, 'INSERT INTO traits (name, standard) VALUES (?, 0)', name);
+  return { trait: traitByName(db, name)!, created: true };
+}
+
+/** Creates the custom traits among names that do not exist yet (for imports and provider config). */
+export function ensureCustomTraits(db: Db, names: readonly string[]) {
+  for (const name of new Set(names)) run(db, 'INSERT OR IGNORE INTO traits (name, standard) VALUES (?, 0)', name);
+}
+
+export function deleteTrait(db: Db, name: string): TraitRow {
+  const trait = traitByName(db, name);
+  if (!trait) throw new NotFound('trait', `name=${name}`, `No such trait(s): ${name}.`);
+  if (trait.standard) throw new InvalidInput([{ path: 'name', message: `Cannot delete standard trait ${name}.` }]);
+  if (get(db, 'SELECT 1 FROM provider_traits WHERE trait_id = ? LIMIT 1', trait.id)) {
+    throw new InUse(`The trait ${name} is in use by a resource provider.`, 'placement.trait.inuse');
+  }
+  run(db, 'DELETE FROM traits WHERE id = ?', trait.id);
+  return trait;
+}
+
+export interface SetProviderTraitsInput {
+  providerUuid: string;
+  generation: number;
+  traits: string[];
+}
+
+/** Replaces the traits of a provider (Placement's PUT .../traits): every trait must exist. */
+export function setProviderTraits(db: Db, input: SetProviderTraitsInput): ProviderRow {
+  const provider = requireProvider(db, input.providerUuid, 'providerUuid');
+  const ids = traitIdsOrIssues(db, input.traits, 'traits');
+  bumpGeneration(db, provider, input.generation);
+  writeProviderTraits(db, provider.id, ids);
+  return provider;
+}
+
+/** Trait ids for names; unknown names are listed as issues under `path`. */
+export function traitIdsOrIssues(db: Db, names: readonly string[], path: string): number[] {
+  const rows = all<{ id: number; name: string }>(db, 'SELECT id, name FROM traits WHERE name IN (SELECT value FROM json_each(?))', list(names));
+  const byName = new Map(rows.map((r) => [r.name, r.id]));
+  const issues = names.flatMap((name, n) => (byName.has(name) ? [] : [{ path: `${path}.${n}`, message: `No such trait: ${name}` }]));
+  if (issues.length) throw new InvalidInput(issues);
+  return [...new Set(names.map((n) => byName.get(n)!))];
+}
+
+export function writeProviderTraits(db: Db, providerId: number, traitIds: readonly number[]) {
+  run(db, 'DELETE FROM provider_traits WHERE resource_provider_id = ? AND trait_id NOT IN (SELECT value FROM json_each(?))', providerId, list(traitIds));
+  run(db, 'INSERT OR IGNORE INTO provider_traits (resource_provider_id, trait_id) SELECT ?, value FROM json_each(?)', providerId, list(traitIds));
+}
