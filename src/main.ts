@@ -21,7 +21,8 @@ Usage:
                                   apply Nova provider-config YAML documents (*.yaml, in lexicographic order)
   placement-gql docs extra-specs|metadefs [--out FILE]
                                   write reference documentation from the extra-spec registry
-  placement-gql schema [--check]  print the GraphQL schema (sorted); --check compares it with schema.graphql
+  placement-gql schema [--check|--write]
+                                  print the GraphQL schema (sorted); --check compares it with schema.graphql, --write updates it
 
 The database defaults to ${DEFAULT_DB_FILE}; PLACEMENT_DB or --db changes it.`;
 
@@ -57,6 +58,7 @@ async function main(argv: string[]): Promise<number> {
       out: { type: 'string' },
       demo: { type: 'boolean' },
       check: { type: 'boolean' },
+      write: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -115,11 +117,17 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'schema': {
       const printed = printSortedSchema();
+      const schemaFile = fileURLToPath(new URL('../schema.graphql', import.meta.url));
+      if (values.write) {
+        writeFileSync(schemaFile, printed);
+        console.log('schema.graphql written.');
+        return 0;
+      }
       if (!values.check) {
         process.stdout.write(printed);
         return 0;
       }
-      const committed = readFileSync(fileURLToPath(new URL('../schema.graphql', import.meta.url)), 'utf8');
+      const committed = readFileSync(schemaFile, 'utf8');
       if (committed === printed) {
         console.log('schema.graphql is up to date.');
         return 0;
