@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { openDatabase, type Db } from '../src/db/client.js';
 import { createServer, type Server } from '../src/server.js';
 import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
+import { getSchema } from '../src/schema.js';
+import { getNamedType, type GraphQLUnionType } from 'graphql';
 
 export interface Harness {
   db: Db;
@@ -48,3 +50,19 @@ export function harness(snapshot?: unknown): Harness {
 
 export const fixture = (path: string) => JSON.parse(readFileSync(fileURLToPath(new URL(path, import.meta.url)), 'utf8'));
 export const demoCloud = () => JSON.parse(readFileSync(fileURLToPath(new URL('../demo/demo-cloud.json', import.meta.url)), 'utf8'));
+
+const ERROR_FIELDS: Record<string, string> = {
+  InvalidInput: 'issues { path message }',
+  GenerationConflict: 'field expected actual',
+  DuplicateName: 'field value',
+  NotFound: 'kind key',
+  CapacityExceeded: 'field providerUuid resourceClass requested used capacity',
+};
+
+/** `__typename`, message and code, and the fields of every error type that this mutation's result union can hold. */
+export function errorSelection(mutation: string): string {
+  const field = getSchema().getMutationType()!.getFields()[mutation];
+  const union = getNamedType(field.type) as GraphQLUnionType;
+  const members = union.getTypes().map((t) => t.name);
+  return ['__typename', '... on DomainError { message code }', ...members.filter((m) => ERROR_FIELDS[m]).map((m) => `... on ${m} { ${ERROR_FIELDS[m]} }`)].join('\n');
+}

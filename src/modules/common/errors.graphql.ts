@@ -10,16 +10,17 @@ export const DomainErrorInterface = builder.interfaceRef<E.DomainError>('DomainE
   }),
 });
 
-const errorType = <T extends E.DomainError>(
+/** An error type; mutations hand errors over as plain objects carrying their typename. */
+export const errorType = <T extends E.DomainError>(
   name: string,
-  cls: abstract new (...args: any[]) => T,
+  _cls: abstract new (...args: any[]) => T,
   description: string,
   fields: (t: any) => Record<string, any> = () => ({}),
 ) =>
   builder.objectRef<T>(name).implement({
     description,
     interfaces: [DomainErrorInterface] as any,
-    isTypeOf: (value) => value instanceof cls,
+    isTypeOf: (value: any) => value?.typename === name,
     fields,
   });
 

@@ -29,7 +29,7 @@ export function defineMutation<Input = any, Payload = any>(name: string, options
   const resultRef = builder.unionType(`${typeName}Result`, {
     description: `What ${name} returns: the payload, or why nothing was changed.`,
     types: members,
-    resolveType: (value: unknown) => (value instanceof DomainError ? value.typename : options.payload.name),
+    resolveType: (value: any) => value?.typename ?? options.payload.name,
   });
   builder.mutationField(name, (t) =>
     t.field({
@@ -42,7 +42,8 @@ export function defineMutation<Input = any, Payload = any>(name: string, options
           ctx.changed();
           return result as any;
         } catch (error) {
-          if (error instanceof DomainError) return error as any;
+          // graphql-js treats a returned Error as a failure: hand the error over as plain data.
+          if (error instanceof DomainError) return { ...error, message: error.message } as any;
           throw error;
         }
       },
