@@ -1,19 +1,30 @@
-// Per-request context: the database, this request's DataLoaders, and the caller.
+// Per-request context: the database, this request's DataLoaders, the caller, and the change feed.
 import type { Db } from './db/client.js';
 import { createLoaders, type Loaders } from './loaders.js';
+import type { Role } from './server/access.js';
+import { createChangeFeed, type ChangeFeed } from './server/events.js';
+import { DEFAULT_LIMITS, type Limits } from './server/limits.js';
 
 export interface Context {
   db: Db;
   /** DataLoaders of every domain, new for each request. */
   loaders: Loaders;
+  /** The caller's role; null when the request carries no valid token. */
+  role: Role | null;
+  /** Where committed changes are published for subscribers. */
+  feed: ChangeFeed;
+  limits: Limits;
   /** Drops cached loads after a change, so the payload reads fresh rows. */
   changed(): void;
 }
 
-export function createContext(db: Db): Context {
+export function createContext(db: Db, options: { role?: Role | null; feed?: ChangeFeed; limits?: Limits } = {}): Context {
   const context: Context = {
     db,
     loaders: createLoaders(db),
+    role: options.role === undefined ? 'admin' : options.role,
+    feed: options.feed ?? createChangeFeed(),
+    limits: options.limits ?? DEFAULT_LIMITS,
     changed: () => {
       context.loaders = createLoaders(db);
     },

@@ -5,14 +5,17 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, DEFAULT_DB_FILE } from './db/client.js';
 import { createServer } from './server.js';
+import { AccessConfigError, HOW_TO_CONFIGURE_TOKENS, isLoopback, loadAccessConfig } from './server/access.js';
+import { jsonLogger } from './server/plugins.js';
 import { exportSnapshot, importSnapshot, isEmpty, SnapshotRejected } from './modules/snapshot/snapshot.service.js';
 import { printSortedSchema } from './schema.js';
 
 const USAGE = `placement-gql: a GraphQL gateway over the OpenStack Placement domain
 
 Usage:
-  placement-gql serve [--db FILE] [--port N] [--host ADDR] [--demo]
-                                  serve GraphQL and GraphiQL; --demo loads the demo cloud into an empty database
+  placement-gql serve [--db FILE] [--port N] [--host ADDR] [--tokens FILE] [--demo] [--quiet]
+                                  serve GraphQL and GraphiQL; --demo loads the demo cloud into an empty database;
+                                  any address but loopback needs bearer tokens (--tokens FILE or PLACEMENT_TOKENS)
   placement-gql import FILE [--db FILE]
                                   load a snapshot (JSON) in one transaction; a rejected file changes nothing
   placement-gql export [--db FILE] [--out FILE]
@@ -55,6 +58,8 @@ async function main(argv: string[]): Promise<number> {
       db: { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
+      tokens: { type: 'string' },
+      quiet: { type: 'boolean' },
       out: { type: 'string' },
       demo: { type: 'boolean' },
       check: { type: 'boolean' },
@@ -77,11 +82,17 @@ async function main(argv: string[]): Promise<number> {
       }
       const host = values.host ?? process.env.HOST ?? '127.0.0.1';
       const port = Number(values.port ?? process.env.PORT ?? 4000);
-      const yoga = createServer({ db, graphiqlQuery: EXAMPLE_QUERY });
+      const access = loadAccessConfig(values.tokens ?? process.env.PLACEMENT_TOKENS_FILE, process.env.PLACEMENT_TOKENS);
+      if (access.tokens.size === 0 && !isLoopback(host)) {
+        console.error(`Refusing to serve on ${host} without access control: no bearer tokens are configured.\n${HOW_TO_CONFIGURE_TOKENS}`);
+        db.close();
+        return 1;
+      }
+      const yoga = createServer({ db, access, graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
       const http = createHttpServer(yoga);
       await new Promise<void>((resolve) => http.listen(port, host, resolve));
       const shown = host.includes(':') ? `[${host}]` : host;
-      console.log(`placement-gql serving ${dbFile}`);
+      console.log(`placement-gql serving ${dbFile} (${access.tokens.size ? `${access.tokens.size} bearer token(s)` : 'open access on loopback'})`);
       console.log(`GraphiQL: http://${shown}:${port}/graphql`);
       const stop = () => http.close(() => (db.close(), process.exit(0)));
       process.on('SIGINT', stop);
@@ -147,6 +158,10 @@ export class UsageError extends Error {}
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {
+    if (error instanceof AccessConfigError) {
+      console.error(`Access control: ${error.message}\n${HOW_TO_CONFIGURE_TOKENS}`);
+      return process.exit(1);
+    }
     if (error instanceof UsageError || (error as any)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       console.error(`${(error as Error).message}\n\n${USAGE}`);
       return process.exit(1);

@@ -1,25 +1,45 @@
-// createServer(options): graphql-yoga over the schema, with a per-request context. No domain logic.
+// createServer(options): graphql-yoga over the schema with access control, limits and observability. No domain logic.
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Db } from './db/client.js';
 import { createContext, type Context } from './context.js';
 import { getSchema } from './schema.js';
+import { OPEN_ACCESS, roleOf, type AccessConfig } from './server/access.js';
+import { createChangeFeed } from './server/events.js';
+import { DEFAULT_LIMITS, type Limits } from './server/limits.js';
+import { Metrics } from './server/metrics.js';
+import { useAccessControl, useLimits, useObservability, type Logger } from './server/plugins.js';
 
 export interface ServerOptions {
   db: Db;
+  /** Bearer tokens; open access when absent. */
+  access?: AccessConfig;
+  limits?: Partial<Limits>;
+  /** Where structured logs go; none when absent. */
+  log?: Logger | null;
   /** Hide internal error details (default true; tests turn it off). */
   maskErrors?: boolean;
   /** The query GraphiQL opens with. */
   graphiqlQuery?: string;
 }
 
-export type Server = YogaServerInstance<{}, Context>;
+export type Server = YogaServerInstance<{}, Context> & { metrics: Metrics };
 
 export function createServer(options: ServerOptions): Server {
-  return createYoga<{}, Context>({
+  const access = options.access ?? OPEN_ACCESS;
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const feed = createChangeFeed();
+  const metrics = new Metrics();
+  const yoga = createYoga<{}, Context>({
     schema: getSchema(),
-    context: () => createContext(options.db),
+    context: ({ request }) => createContext(options.db, { role: roleOf(access, request.headers.get('authorization')), feed, limits }),
     maskedErrors: options.maskErrors ?? true,
-    graphiql: { title: 'placement-gql', defaultQuery: options.graphiqlQuery },
+    graphiql: {
+      title: 'placement-gql',
+      defaultQuery: options.graphiqlQuery,
+      headers: access.tokens.size > 0 ? JSON.stringify({ Authorization: 'Bearer <your token>' }) : undefined,
+    },
     landingPage: false,
+    plugins: [useObservability(options.db, metrics, options.log ?? null), useLimits(limits, metrics), useAccessControl()],
   });
+  return Object.assign(yoga, { metrics });
 }

@@ -21,7 +21,7 @@ export function filterFromQuery(query: string, microversion: string): ProviderFi
   const params = new URLSearchParams(query);
   const known = new Set(['name', 'uuid', 'in_tree', 'member_of', 'required', 'resources']);
   for (const key of params.keys()) if (!known.has(key)) return { skip: `unknown parameter ${key} (parser)` };
-  const filter: Required<ProviderFilter> = { name: null, uuid: null, inTree: null, memberOf: [], notMemberOf: [], required: [], forbidden: [], anyOf: [], resources: [] };
+  const filter = { name: null as string | null, uuid: null as string | null, inTree: null as string | null, memberOf: [] as string[][], notMemberOf: [] as string[], required: [] as string[], forbidden: [] as string[], anyOf: [] as string[][], resources: [] as { resourceClass: string; amount: number }[] };
   const uuidLike = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
   const uuid = (value: string) => {
     if (!uuidLike.test(value)) throw new Error('skip');
@@ -98,7 +98,7 @@ for (const name of scenarios) {
           expect(body.data.resourceProviders.totalCount).toBe(golden.count);
         } else {
           expect(body.errors?.[0]?.extensions?.status).toBe(golden.status);
-          expect(body.errors[0].message).toBe(golden.error.message);
+          expect(body.errors![0].message).toBe(golden.error.message);
         }
       });
     }

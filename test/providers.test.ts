@@ -62,7 +62,7 @@ describe('providers', () => {
 
   it('refuses a malformed uuid with a message naming the rule', async () => {
     const body = await h.gql(`mutation { createResourceProvider(input: {name: "x", uuid: "nope"}) { __typename } }`, undefined, { allowErrors: true });
-    expect(body.errors[0].message).toContain('UUID must be');
+    expect(body.errors![0].message).toContain('UUID must be');
   });
 
   it('renames, re-parents and un-parents, refusing loops', async () => {

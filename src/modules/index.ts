@@ -7,6 +7,7 @@ import './resource-classes/resource-classes.graphql.js';
 import './traits/traits.graphql.js';
 import './aggregates/aggregates.graphql.js';
 import './allocations/allocations.graphql.js';
+import './changes/changes.graphql.js';
 import './candidates/candidates.graphql.js';
 import './provider-config/provider-config.graphql.js';
 import './flavors/flavors.graphql.js';

@@ -23,4 +23,5 @@ defineMutation<SetProviderAggregatesInput>('setProviderAggregates', {
   payload: ProviderPayload,
   errors: [NotFoundError, GenerationConflictError],
   resolve: (input, ctx) => ({ provider: setProviderAggregates(ctx.db, input) }),
+  events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'setProviderAggregates', providerUuid: provider.uuid, kind: 'AGGREGATES' } }],
 });

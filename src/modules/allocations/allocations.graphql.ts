@@ -114,11 +114,12 @@ const ProviderAllocationInput = builder.inputType('ProviderAllocationInput', {
   }),
 });
 
-const ConsumerPayload = builder.objectRef<{ consumer: ConsumerRow | null; consumerUuid: string }>('ConsumerPayload').implement({
+const ConsumerPayload = builder.objectRef<{ consumer: ConsumerRow | null; consumerUuid: string; providerUuids: string[] }>('ConsumerPayload').implement({
   description: 'The consumer after the change.',
   fields: (t) => ({
     consumerUuid: t.exposeString('consumerUuid', { description: 'The consumer changed.' }),
     consumer: t.field({ type: ConsumerRef, nullable: true, description: 'The consumer as it is now; null when it holds nothing any more.', resolve: (p) => p.consumer }),
+    providerUuids: t.field({ type: ['UUID'], description: 'Providers whose usage changed (held before or now).', resolve: (p) => p.providerUuids }),
   }),
 });
 
@@ -137,8 +138,9 @@ defineMutation<service.SetAllocationsInput>('setAllocations', {
   errors: [GenerationConflictError, CapacityExceededError],
   resolve: (input, ctx) => ({
     consumerUuid: input.consumerUuid,
-    consumer: service.setAllocations(ctx.db, { ...input, consumerGeneration: input.consumerGeneration ?? null }),
+    ...service.setAllocations(ctx.db, { ...input, consumerGeneration: input.consumerGeneration ?? null }),
   }),
+  events: (payload) => [{ topic: 'usageChanged', payload: { mutation: 'setAllocations', consumerUuid: payload.consumerUuid, providerUuids: payload.providerUuids } }],
 });
 
 defineMutation<{ consumerUuid: string }>('deleteAllocations', {
@@ -146,8 +148,6 @@ defineMutation<{ consumerUuid: string }>('deleteAllocations', {
   input: (t) => ({ consumerUuid: t.field({ type: 'UUID', required: true, description: 'The consumer.' }) }),
   payload: ConsumerPayload,
   errors: [NotFoundError],
-  resolve: (input, ctx) => {
-    service.deleteAllocations(ctx.db, input.consumerUuid);
-    return { consumerUuid: input.consumerUuid, consumer: null };
-  },
+  resolve: (input, ctx) => ({ consumerUuid: input.consumerUuid, consumer: null, providerUuids: service.deleteAllocations(ctx.db, input.consumerUuid).providerUuids }),
+  events: (payload) => [{ topic: 'usageChanged', payload: { mutation: 'deleteAllocations', consumerUuid: payload.consumerUuid, providerUuids: payload.providerUuids } }],
 });

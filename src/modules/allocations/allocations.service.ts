@@ -51,7 +51,7 @@ export interface SetAllocationsInput {
  * step_size (the consumer's own previous allocations do not count as used), provider generations bumped.
  * An empty list removes the consumer's allocations and the consumer.
  */
-export function setAllocations(db: Db, input: SetAllocationsInput): ConsumerRow | null {
+export function setAllocations(db: Db, input: SetAllocationsInput): { consumer: ConsumerRow | null; providerUuids: string[] } {
   const consumerType = input.consumerType ?? DEFAULT_CONSUMER_TYPE;
   const issues: Issue[] = [];
   if (!input.projectId) issues.push({ path: 'projectId', message: 'must not be empty' });
@@ -125,10 +125,13 @@ export function setAllocations(db: Db, input: SetAllocationsInput): ConsumerRow 
   });
   if (issues.length) throw new InvalidInput(issues);
 
+  // Providers whose usage changes: those the consumer held before and those it holds now.
+  const previous = consumer ? providersOfConsumer(db, consumer.id) : [];
+  const providerUuids = [...new Set([...previous, ...input.allocations.map((a) => a.providerUuid)])];
   if (consumer) run(db, 'DELETE FROM allocations WHERE consumer_id = ?', consumer.id);
   if (inserts.length === 0) {
     if (consumer) run(db, 'DELETE FROM consumers WHERE id = ?', consumer.id);
-    return null;
+    return { consumer: null, providerUuids };
   }
   let consumerId: number;
   if (consumer) {
@@ -139,11 +142,19 @@ export function setAllocations(db: Db, input: SetAllocationsInput): ConsumerRow 
   }
   for (const ins of inserts) run(db, 'INSERT INTO allocations (resource_provider_id, consumer_id, resource_class_id, used) VALUES (?, ?, ?, ?)', ins.providerId, consumerId, ins.classId, ins.amount);
   run(db, `UPDATE resource_providers SET generation = generation + 1 WHERE id IN (SELECT value FROM json_each(?))`, list([...new Set(inserts.map((i) => i.providerId))]));
-  return consumerByUuid(db, input.consumerUuid)!;
+  return { consumer: consumerByUuid(db, input.consumerUuid)!, providerUuids };
+}
+
+function providersOfConsumer(db: Db, consumerId: number): string[] {
+  return all<{ uuid: string }>(
+    db,
+    'SELECT DISTINCT rp.uuid FROM allocations a JOIN resource_providers rp ON rp.id = a.resource_provider_id WHERE a.consumer_id = ?',
+    consumerId,
+  ).map((r) => r.uuid);
 }
 
 /** Removes every allocation of a consumer, and the consumer (Placement's DELETE /allocations/{consumer}). */
-export function deleteAllocations(db: Db, consumerUuid: string): ConsumerRow {
+export function deleteAllocations(db: Db, consumerUuid: string): { consumer: ConsumerRow; providerUuids: string[] } {
   const consumer = consumerByUuid(db, consumerUuid);
   if (!consumer) throw new NotFound('consumer', `consumerUuid=${consumerUuid}`, `No allocations for consumer '${consumerUuid}'.`);
   run(
@@ -151,9 +162,10 @@ export function deleteAllocations(db: Db, consumerUuid: string): ConsumerRow {
     'UPDATE resource_providers SET generation = generation + 1 WHERE id IN (SELECT DISTINCT resource_provider_id FROM allocations WHERE consumer_id = ?)',
     consumer.id,
   );
+  const providerUuids = providersOfConsumer(db, consumer.id);
   run(db, 'DELETE FROM allocations WHERE consumer_id = ?', consumer.id);
   run(db, 'DELETE FROM consumers WHERE id = ?', consumer.id);
-  return consumer;
+  return { consumer, providerUuids };
 }
 
 export type UsageGrouping = 'PROJECT' | 'USER' | 'CONSUMER_TYPE';

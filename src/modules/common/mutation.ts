@@ -3,6 +3,7 @@
 import { builder } from '../../builder.js';
 import type { Context } from '../../context.js';
 import { DomainError } from './errors.js';
+import { publish, type ChangeEvent } from '../../server/events.js';
 import { InvalidInputError } from './errors.graphql.js';
 
 interface MutationOptions<Input, Payload> {
@@ -15,6 +16,8 @@ interface MutationOptions<Input, Payload> {
   errors: any[];
   /** The domain operation; it runs inside one transaction. */
   resolve: (input: Input, ctx: Context) => Payload;
+  /** What subscribers are told once the change is committed. */
+  events?: (payload: Payload, input: Input) => ChangeEvent[];
 }
 
 const capitalize = (s: string) => s[0].toUpperCase() + s.slice(1);
@@ -40,6 +43,7 @@ export function defineMutation<Input = any, Payload = any>(name: string, options
         try {
           const result = ctx.db.transaction(() => options.resolve(args.input as Input, ctx));
           ctx.changed();
+          if (options.events) publish(ctx.feed, options.events(result, args.input as Input));
           return result as any;
         } catch (error) {
           // graphql-js treats a returned Error as a failure: hand the error over as plain data.

@@ -65,4 +65,5 @@ defineMutation<SetInventoriesInput>('setInventories', {
   payload: ProviderPayload,
   errors: [NotFoundError, GenerationConflictError, InUseError],
   resolve: (input, ctx) => ({ provider: setInventories(ctx.db, input) }),
+  events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'setInventories', providerUuid: provider.uuid, kind: 'INVENTORIES' } }],
 });

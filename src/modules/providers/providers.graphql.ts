@@ -141,6 +141,7 @@ defineMutation<service.CreateProviderInput>('createResourceProvider', {
   payload: ProviderPayload,
   errors: [DuplicateNameError],
   resolve: (input, ctx) => ({ provider: service.createProvider(ctx.db, input) }),
+  events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'createResourceProvider', providerUuid: provider.uuid, kind: 'PROVIDER' } }],
 });
 
 defineMutation<service.UpdateProviderInput>('updateResourceProvider', {
@@ -153,6 +154,7 @@ defineMutation<service.UpdateProviderInput>('updateResourceProvider', {
   payload: ProviderPayload,
   errors: [NotFoundError, DuplicateNameError],
   resolve: (input, ctx) => ({ provider: service.updateProvider(ctx.db, input) }),
+  events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'updateResourceProvider', providerUuid: provider.uuid, kind: 'PROVIDER' } }],
 });
 
 defineMutation<{ uuid: string }>('deleteResourceProvider', {
@@ -161,4 +163,5 @@ defineMutation<{ uuid: string }>('deleteResourceProvider', {
   payload: DeletedProviderPayload,
   errors: [NotFoundError, InUseError],
   resolve: (input, ctx) => ({ provider: service.deleteProvider(ctx.db, input.uuid) }),
+  events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'deleteResourceProvider', providerUuid: provider.uuid, kind: 'DELETED' } }],
 });

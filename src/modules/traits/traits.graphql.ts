@@ -90,4 +90,5 @@ defineMutation<service.SetProviderTraitsInput>('setProviderTraits', {
   payload: ProviderPayload,
   errors: [NotFoundError, GenerationConflictError],
   resolve: (input, ctx) => ({ provider: service.setProviderTraits(ctx.db, input) }),
+  events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'setProviderTraits', providerUuid: provider.uuid, kind: 'TRAITS' } }],
 });

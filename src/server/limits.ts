@@ -1,0 +1,114 @@
+// Limits on what one request may ask: depth, aliases, list-aware cost, body size, candidate search size.
+import {
+  GraphQLError,
+  Kind,
+  getNamedType,
+  getNullableType,
+  isListType,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLOutputType,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
+import { MAX_PAGE_SIZE } from '../builder.js';
+
+export interface Limits {
+  /** Deepest nesting of selections. */
+  maxDepth: number;
+  /** Aliased fields in one document. */
+  maxAliases: number;
+  /** Estimated cost: every field 1, multiplied by the expected size of the lists around it. */
+  maxCost: number;
+  /** Largest request body in bytes. */
+  maxBodyBytes: number;
+  /** Most allocation requests one candidate search may build before answering truncated. */
+  maxCandidates: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  maxDepth: 15,
+  maxAliases: 50,
+  maxCost: 200_000,
+  maxBodyBytes: 1_000_000,
+  maxCandidates: 100_000,
+};
+
+/** Expected size of a list field without `first`: connections' default page, 10 for other lists. */
+const DEFAULT_LIST_SIZE = 10;
+
+export class LimitExceeded extends GraphQLError {
+  constructor(limit: keyof Limits, value: number, allowed: number, what: string) {
+    super(`${what} ${value} exceeds the limit ${limit} = ${allowed}.`, { extensions: { code: 'LIMIT_EXCEEDED', limit, value, allowed } });
+  }
+}
+
+/** The expected size of a field's list; a `first` given by a variable counts as the largest page (validation is cached per document). */
+function listMultiplier(node: FieldNode, type: GraphQLOutputType): number {
+  const first = node.arguments?.find((a) => a.name.value === 'first' || a.name.value === 'last');
+  if (first) return Math.max(1, first.value.kind === Kind.INT ? Number(first.value.value) : MAX_PAGE_SIZE);
+  return isListType(getNullableType(type)) ? DEFAULT_LIST_SIZE : 1;
+}
+
+/** A validation rule checking depth, aliases and cost of the whole document at once. */
+export function limitsRule(limits: Limits): ValidationRule {
+  return (context: ValidationContext) => {
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const def of context.getDocument().definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+    const schema = context.getSchema();
+    let aliases = 0;
+
+    // Walks a selection set, returning [depth, cost]; fragments are expanded (cycles are another rule's error).
+    const walk = (set: SelectionSetNode, parentType: any, depth: number, seen: Set<string>): [number, number] => {
+      let maxDepth = depth;
+      let cost = 0;
+      for (const selection of set.selections) {
+        if (selection.kind === Kind.FIELD) {
+          if (selection.alias) aliases++;
+          const field = parentType?.getFields?.()[selection.name.value];
+          let childDepth = depth;
+          let childCost = 0;
+          if (selection.selectionSet && field) {
+            [childDepth, childCost] = walk(selection.selectionSet, getNamedType(field.type), depth + 1, seen);
+          }
+          // A connection's edges and nodes are as many as its `first`, already counted on the connection field.
+          const inPage = parentType?.name?.endsWith('Connection') && (selection.name.value === 'edges' || selection.name.value === 'nodes');
+          const multiplier = field && selection.selectionSet && !inPage ? listMultiplier(selection, field.type) : 1;
+          cost += 1 + multiplier * childCost;
+          maxDepth = Math.max(maxDepth, childDepth);
+        } else {
+          let fragmentSet: SelectionSetNode | undefined;
+          let typeName: string | undefined;
+          if (selection.kind === Kind.INLINE_FRAGMENT) {
+            fragmentSet = selection.selectionSet;
+            typeName = selection.typeCondition?.name.value;
+          } else {
+            const name = selection.name.value;
+            if (seen.has(name)) continue;
+            const fragment = fragments.get(name);
+            fragmentSet = fragment?.selectionSet;
+            typeName = fragment?.typeCondition.name.value;
+            seen = new Set(seen).add(name);
+          }
+          if (!fragmentSet) continue;
+          const [d, c] = walk(fragmentSet, typeName ? schema.getType(typeName) : parentType, depth, seen);
+          maxDepth = Math.max(maxDepth, d);
+          cost += c;
+        }
+      }
+      return [maxDepth, cost];
+    };
+
+    return {
+      OperationDefinition(operation) {
+        const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+        aliases = 0;
+        const [depth, cost] = walk(operation.selectionSet, root, 1, new Set());
+        if (depth > limits.maxDepth) context.reportError(new LimitExceeded('maxDepth', depth, limits.maxDepth, 'Query depth'));
+        if (aliases > limits.maxAliases) context.reportError(new LimitExceeded('maxAliases', aliases, limits.maxAliases, 'Number of aliases'));
+        if (cost > limits.maxCost) context.reportError(new LimitExceeded('maxCost', cost, limits.maxCost, 'Estimated query cost'));
+      },
+    };
+  };
+}

@@ -1,0 +1,106 @@
+// Yoga plugins: access control, limits, request ids, structured logs and metrics.
+import { randomUUID } from 'node:crypto';
+import { GraphQLError, getOperationAST, Kind, type DocumentNode } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Db } from '../db/client.js';
+import type { Context } from '../context.js';
+import type { Metrics } from './metrics.js';
+import { limitsRule, type Limits } from './limits.js';
+
+const CANDIDATE_FIELDS = new Set(['candidates', 'placementCandidates', 'explainCandidates', 'bootCandidates']);
+
+export type Logger = (entry: Record<string, unknown>) => void;
+
+export const jsonLogger: Logger = (entry) => process.stdout.write(JSON.stringify({ time: new Date().toISOString(), ...entry }) + '\n');
+
+const refusal = (status: number, code: string, message: string) => new GraphQLError(message, { extensions: { code, http: { status } } });
+
+/** Reads need the reader role, mutations admin; the whole operation is checked, so no field (node(id) included) bypasses it. */
+export function useAccessControl(): Plugin<Context> {
+  const check = (document: DocumentNode, operationName: string | null | undefined, context: Context) => {
+    const operation = getOperationAST(document, operationName)?.operation ?? 'query';
+    const needed = operation === 'mutation' ? 'admin' : 'reader';
+    if (context.role === null) return refusal(401, 'UNAUTHENTICATED', 'A valid bearer token is required (Authorization: Bearer TOKEN).');
+    if (needed === 'admin' && context.role !== 'admin') return refusal(403, 'FORBIDDEN', `A ${operation} needs the admin role; this token has the reader role.`);
+    return null;
+  };
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const error = check(args.document, args.operationName, args.contextValue);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const error = check(args.document, args.operationName, args.contextValue);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+  };
+}
+
+/** Depth, aliases and cost as a validation rule; body size before parsing. */
+export function useLimits(limits: Limits, metrics: Metrics): Plugin<Context> {
+  const rule = limitsRule(limits);
+  return {
+    onRequest({ request, endResponse }) {
+      const length = Number(request.headers.get('content-length') ?? 0);
+      if (length > limits.maxBodyBytes) {
+        metrics.refuse('maxBodyBytes');
+        endResponse(
+          new Response(JSON.stringify({ errors: [{ message: `Request body of ${length} bytes exceeds the limit maxBodyBytes = ${limits.maxBodyBytes}.`, extensions: { code: 'LIMIT_EXCEEDED', limit: 'maxBodyBytes' } }] }), {
+            status: 413,
+            headers: { 'content-type': 'application/json' },
+          }),
+        );
+      }
+    },
+    onValidate({ addValidationRule }) {
+      addValidationRule(rule);
+      return ({ result }) => {
+        for (const error of result) if (error.extensions?.code === 'LIMIT_EXCEEDED') metrics.refuse(String(error.extensions.limit));
+      };
+    },
+  };
+}
+
+/** A request id (x-request-id, echoed back), one JSON log line per operation, and metrics; /metrics serves them. */
+export function useObservability(db: Db, metrics: Metrics, log: Logger | null): Plugin<Context> {
+  const requestIds = new WeakMap<Request, string>();
+  return {
+    onRequest({ request, url, endResponse }) {
+      if (url.pathname === '/metrics') {
+        return endResponse(new Response(metrics.render(db.statements.count), { headers: { 'content-type': 'text/plain; version=0.0.4' } }));
+      }
+      requestIds.set(request, request.headers.get('x-request-id') ?? randomUUID());
+    },
+    onResponse({ request, response }) {
+      const id = requestIds.get(request);
+      if (id) response.headers.set('x-request-id', id);
+    },
+    onExecute({ args }) {
+      const started = performance.now();
+      const statementsBefore = db.statements.count;
+      const operation = getOperationAST(args.document, args.operationName);
+      const name = operation?.name?.value ?? args.operationName ?? 'anonymous';
+      const type = operation?.operation ?? 'query';
+      for (const selection of operation?.selectionSet.selections ?? []) {
+        if (selection.kind === Kind.FIELD && CANDIDATE_FIELDS.has(selection.name.value)) metrics.candidateSearches++;
+      }
+      const request = (args.contextValue as any).request as Request | undefined;
+      return {
+        onExecuteDone({ result }) {
+          const seconds = (performance.now() - started) / 1000;
+          const errors = 'errors' in result && result.errors ? result.errors.map((e) => e.message) : [];
+          metrics.observe(name, type, seconds, errors.length > 0);
+          log?.({
+            level: errors.length ? 'warn' : 'info',
+            requestId: request ? requestIds.get(request) : undefined,
+            operation: name,
+            type,
+            durationMs: Math.round(seconds * 1e4) / 10,
+            sqlStatements: db.statements.count - statementsBefore,
+            ...(errors.length ? { errors: errors.slice(0, 5) } : {}),
+          });
+        },
+      };
+    },
+  };
+}
