@@ -189,7 +189,7 @@ describe('traits, resource classes and aggregates', () => {
     await mutate('createTrait', { name: 'CUSTOM_GOLD' });
     await mutate('createTrait', { name: 'CUSTOM_SILVER' });
     await mutate('setProviderTraits', { providerUuid: U(1), generation: 0, traits: ['CUSTOM_GOLD', 'HW_CPU_X86_AVX2'] });
-    const names = async (filter: object) => (await h.gql('query($f: TraitFilter) { traits(filter: $f) { name } }', { f: filter })).data.traits.map((t: any) => t.name);
+    const names = async (filter: object) => (await h.gql('query($f: TraitFilter) { traits(filter: $f, first: 1000) { totalCount nodes { name } } }', { f: filter })).data.traits.nodes.map((t: any) => t.name);
     expect(await names({ custom: true })).toEqual(['CUSTOM_GOLD', 'CUSTOM_SILVER']);
     expect(await names({ associated: true })).toEqual(['CUSTOM_GOLD', 'HW_CPU_X86_AVX2']);
     expect(await names({ custom: true, associated: false })).toEqual(['CUSTOM_SILVER']);
@@ -223,7 +223,7 @@ describe('traits, resource classes and aggregates', () => {
     expect(await mutate('createResourceClass', { name: 'CUSTOM_BAREMETAL_GOLD' }, payload)).toMatchObject({ created: true, resourceClass: { standard: false } });
     expect(await mutate('createResourceClass', { name: 'CUSTOM_BAREMETAL_GOLD' }, payload)).toMatchObject({ created: false });
     expect(await mutate('createResourceClass', { name: 'BAREMETAL' })).toMatchObject({ __typename: 'InvalidInput' });
-    const classes = (await h.gql('{ resourceClasses { name } }')).data.resourceClasses.map((c: any) => c.name);
+    const classes = (await h.gql('{ resourceClasses(first: 100) { nodes { name } } }')).data.resourceClasses.nodes.map((c: any) => c.name);
     expect(classes.slice(0, 3)).toEqual(['VCPU', 'MEMORY_MB', 'DISK_GB']);
     expect(classes.at(-1)).toBe('CUSTOM_BAREMETAL_GOLD');
     expect(classes).toHaveLength(22);

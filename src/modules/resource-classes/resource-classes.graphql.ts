@@ -1,12 +1,17 @@
 // Resource classes: the catalog and its mutations.
 import { builder } from '../../builder.js';
 import { defineMutation } from '../common/mutation.js';
+import { arrayPage, connectionOptions, edgeOptions, offsetConnection } from '../common/connection.js';
 import { InUseError, NotFoundError } from '../common/errors.graphql.js';
 import * as service from './resource-classes.service.js';
 import type { ResourceClassRow } from './resource-classes.service.js';
 
-const ResourceClassRef = builder.objectRef<ResourceClassRow>('ResourceClass').implement({
+const ResourceClassRef = builder.objectRef<ResourceClassRow>('ResourceClass');
+
+builder.node(ResourceClassRef, {
   description: 'A kind of quantitative resource: standard (os-resource-classes) or CUSTOM_.',
+  id: { resolve: (rc) => rc.name },
+  loadOne: (name, ctx) => service.resourceClassByName(ctx.db, name),
   fields: (t) => ({
     name: t.exposeString('name', { description: 'The natural key, e.g. VCPU or CUSTOM_BAREMETAL_GOLD.' }),
     standard: t.exposeBoolean('standard', { description: 'Whether it is one of the 21 standard classes.' }),
@@ -21,12 +26,16 @@ builder.queryFields((t) => ({
     args: { name: t.arg.string({ required: true, description: 'Its name.' }) },
     resolve: (_root, { name }, ctx) => service.resourceClassByName(ctx.db, name),
   }),
-  resourceClasses: t.field({
-    type: [ResourceClassRef],
-    description: "Resource classes: the standard ones in Placement's order, then custom ones.",
-    args: { custom: t.arg.boolean({ required: false, description: 'true: only CUSTOM_ classes; false: only standard ones.' }) },
-    resolve: (_root, args, ctx) => service.listResourceClasses(ctx.db, args.custom),
-  }),
+  resourceClasses: t.connection(
+    {
+      type: ResourceClassRef,
+      description: "Resource classes: the standard ones in Placement's order, then custom ones.",
+      args: { custom: t.arg.boolean({ required: false, description: 'true: only CUSTOM_ classes; false: only standard ones.' }) },
+      resolve: (_root, args, ctx) => offsetConnection(args, arrayPage(service.listResourceClasses(ctx.db, args.custom))),
+    },
+    connectionOptions('ResourceClass', 'resource classes'),
+    edgeOptions('ResourceClass', 'resource classes'),
+  ),
 }));
 
 const ResourceClassPayload = builder.objectRef<{ resourceClass: ResourceClassRow; created: boolean }>('ResourceClassPayload').implement({

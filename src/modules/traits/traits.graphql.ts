@@ -1,6 +1,7 @@
 // Traits: the catalog, a provider's traits, and their mutations.
 import { builder } from '../../builder.js';
 import { defineMutation } from '../common/mutation.js';
+import { arrayPage, connectionOptions, edgeOptions, offsetConnection } from '../common/connection.js';
 import { GenerationConflictError, InUseError, NotFoundError } from '../common/errors.graphql.js';
 import { ProviderPayload, ResourceProviderRef } from '../providers/providers.graphql.js';
 import * as service from './traits.service.js';
@@ -36,12 +37,16 @@ builder.queryFields((t) => ({
     args: { name: t.arg.string({ required: true, description: 'Its name.' }) },
     resolve: (_root, { name }, ctx) => service.traitByName(ctx.db, name),
   }),
-  traits: t.field({
-    type: [TraitRef],
-    description: 'Traits, sorted by name.',
-    args: { filter: t.arg({ type: TraitFilter, required: false, description: 'Which traits; all when absent.' }) },
-    resolve: (_root, args, ctx) => service.listTraits(ctx.db, args.filter ?? {}),
-  }),
+  traits: t.connection(
+    {
+      type: TraitRef,
+      description: 'Traits, sorted by name.',
+      args: { filter: t.arg({ type: TraitFilter, required: false, description: 'Which traits; all when absent.' }) },
+      resolve: (_root, args, ctx) => offsetConnection(args, arrayPage(service.listTraits(ctx.db, args.filter ?? {}))),
+    },
+    connectionOptions('Trait', 'traits'),
+    edgeOptions('Trait', 'traits'),
+  ),
 }));
 
 builder.objectFields(ResourceProviderRef, (t) => ({
