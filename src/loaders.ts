@@ -5,6 +5,7 @@ import { inventoryLoaders } from './modules/inventories/inventories.loaders.js';
 import { traitLoaders } from './modules/traits/traits.loaders.js';
 import { aggregateLoaders } from './modules/aggregates/aggregates.loaders.js';
 import { allocationLoaders } from './modules/allocations/allocations.loaders.js';
+import { nodeLoaders } from './modules/nodes/nodes.loaders.js';
 
 export function createLoaders(db: Db) {
   return {
@@ -13,6 +14,7 @@ export function createLoaders(db: Db) {
     traits: traitLoaders(db),
     aggregates: aggregateLoaders(db),
     allocations: allocationLoaders(db),
+    nodes: nodeLoaders(db),
   };
 }
 

@@ -124,21 +124,24 @@ export function setInventories(db: Db, input: SetInventoriesInput): ProviderRow 
 /** Replaces the inventory rows of a provider (no checks: callers validate). */
 export function writeInventories(db: Db, providerId: number, records: { classId: number; fields: InventoryFields }[]) {
   run(db, 'DELETE FROM inventories WHERE resource_provider_id = ? AND resource_class_id NOT IN (SELECT value FROM json_each(?))', providerId, list(records.map((r) => r.classId)));
-  for (const { classId, fields: f } of records) {
-    run(
-      db,
-      `INSERT INTO inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (resource_provider_id, resource_class_id) DO UPDATE SET total = excluded.total, reserved = excluded.reserved,
-         min_unit = excluded.min_unit, max_unit = excluded.max_unit, step_size = excluded.step_size, allocation_ratio = excluded.allocation_ratio`,
-      providerId,
-      classId,
-      f.total,
-      f.reserved,
-      f.minUnit,
-      f.maxUnit,
-      f.stepSize,
-      f.allocationRatio,
-    );
-  }
+  for (const { classId, fields } of records) upsertInventory(db, providerId, classId, fields);
+}
+
+/** Creates or replaces one inventory row. */
+export function upsertInventory(db: Db, providerId: number, classId: number, f: InventoryFields) {
+  run(
+    db,
+    `INSERT INTO inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (resource_provider_id, resource_class_id) DO UPDATE SET total = excluded.total, reserved = excluded.reserved,
+       min_unit = excluded.min_unit, max_unit = excluded.max_unit, step_size = excluded.step_size, allocation_ratio = excluded.allocation_ratio`,
+    providerId,
+    classId,
+    f.total,
+    f.reserved,
+    f.minUnit,
+    f.maxUnit,
+    f.stepSize,
+    f.allocationRatio,
+  );
 }

@@ -5,7 +5,7 @@ import { all, get, run } from '../../db/sql.js';
 import { canonicalUuid } from '../../builder.js';
 import { customNameProblem, isStandardResourceClass, isStandardTrait } from '../../catalog/index.js';
 import type { Issue } from '../common/errors.js';
-import { capacityOf, inventoryIssues, withDefaults, type InventoryFields } from '../inventories/inventories.service.js';
+import { capacityOf, inventoryIssues, upsertInventory, withDefaults, type InventoryFields } from '../inventories/inventories.service.js';
 import { MAX_PROVIDER_NAME_LENGTH } from '../providers/providers.service.js';
 import { ensureCustomResourceClasses } from '../resource-classes/resource-classes.service.js';
 import { ensureCustomTraits } from '../traits/traits.service.js';
@@ -250,20 +250,7 @@ export function importSnapshot(db: Db, snapshot: unknown) {
       ids.set(uuid, { id, rootId: parent?.rootId ?? id });
     }
     for (const [uuid, records] of inventoryOf) {
-      for (const [rc, f] of records) {
-        run(
-          db,
-          `INSERT INTO inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-          ids.get(uuid)!.id,
-          classIds.get(rc),
-          f.total,
-          f.reserved,
-          f.minUnit,
-          f.maxUnit,
-          f.stepSize,
-          f.allocationRatio,
-        );
-      }
+      for (const [rc, fields] of records) upsertInventory(db, ids.get(uuid)!.id, classIds.get(rc)!, fields);
     }
     for (const [raw, list] of Object.entries(traits)) {
       for (const name of new Set(list)) run(db, 'INSERT INTO provider_traits (resource_provider_id, trait_id) VALUES (?, ?)', ids.get(canonicalUuid(raw)!)!.id, traitIds.get(name));
