@@ -7,7 +7,9 @@ export interface CommandOptions {
 
 type Command = (options: CommandOptions) => Promise<number> | number;
 
-const commands: Record<string, () => Promise<Command>> = {};
+const commands: Record<string, () => Promise<Command>> = {
+  'apply-config': async () => (await import('./modules/provider-config/provider-config.command.js')).applyConfigCommand,
+};
 
 export async function runCommand(name: string, options: CommandOptions): Promise<number> {
   const load = commands[name];

@@ -6,6 +6,7 @@ import { traitLoaders } from './modules/traits/traits.loaders.js';
 import { aggregateLoaders } from './modules/aggregates/aggregates.loaders.js';
 import { allocationLoaders } from './modules/allocations/allocations.loaders.js';
 import { nodeLoaders } from './modules/nodes/nodes.loaders.js';
+import { providerConfigLoaders } from './modules/provider-config/provider-config.loaders.js';
 
 export function createLoaders(db: Db) {
   return {
@@ -15,6 +16,7 @@ export function createLoaders(db: Db) {
     aggregates: aggregateLoaders(db),
     allocations: allocationLoaders(db),
     nodes: nodeLoaders(db),
+    providerConfig: providerConfigLoaders(db),
   };
 }
 
