@@ -9,6 +9,7 @@ type Command = (options: CommandOptions) => Promise<number> | number;
 
 const commands: Record<string, () => Promise<Command>> = {
   'apply-config': async () => (await import('./modules/provider-config/provider-config.command.js')).applyConfigCommand,
+  docs: async () => (await import('./modules/flavors/docs.command.js')).docsCommand,
 };
 
 export async function runCommand(name: string, options: CommandOptions): Promise<number> {

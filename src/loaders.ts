@@ -6,6 +6,8 @@ import { traitLoaders } from './modules/traits/traits.loaders.js';
 import { aggregateLoaders } from './modules/aggregates/aggregates.loaders.js';
 import { allocationLoaders } from './modules/allocations/allocations.loaders.js';
 import { nodeLoaders } from './modules/nodes/nodes.loaders.js';
+import { flavorLoaders } from './modules/flavors/flavors.loaders.js';
+import { imageLoaders } from './modules/images/images.loaders.js';
 import { providerConfigLoaders } from './modules/provider-config/provider-config.loaders.js';
 
 export function createLoaders(db: Db) {
@@ -16,6 +18,8 @@ export function createLoaders(db: Db) {
     aggregates: aggregateLoaders(db),
     allocations: allocationLoaders(db),
     nodes: nodeLoaders(db),
+    flavors: flavorLoaders(db),
+    images: imageLoaders(db),
     providerConfig: providerConfigLoaders(db),
   };
 }

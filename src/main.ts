@@ -9,6 +9,7 @@ import { AccessConfigError, HOW_TO_CONFIGURE_TOKENS, isLoopback, loadAccessConfi
 import { jsonLogger } from './server/plugins.js';
 import { exportSnapshot, importSnapshot, isEmpty, SnapshotRejected } from './modules/snapshot/snapshot.service.js';
 import { printSortedSchema } from './schema.js';
+import { configureOperatorValidators } from './catalog/extra-specs-operators.js';
 
 const USAGE = `placement-gql: a GraphQL gateway over the OpenStack Placement domain
 
@@ -16,13 +17,14 @@ Usage:
   placement-gql serve [--db FILE] [--port N] [--host ADDR] [--tokens FILE] [--demo] [--quiet]
                                   serve GraphQL and GraphiQL; --demo loads the demo cloud into an empty database;
                                   any address but loopback needs bearer tokens (--tokens FILE or PLACEMENT_TOKENS)
+                                  [--extra-specs FILE]: operators' extra-spec validators (JSON or YAML; or PLACEMENT_EXTRA_SPECS_FILE)
   placement-gql import FILE [--db FILE]
                                   load a snapshot (JSON) in one transaction; a rejected file changes nothing
   placement-gql export [--db FILE] [--out FILE]
                                   write the database as a snapshot (JSON) to stdout or FILE
   placement-gql apply-config DIR [--db FILE] [--dry-run]
                                   apply Nova provider-config YAML documents (*.yaml, in lexicographic order)
-  placement-gql docs extra-specs|metadefs [--out FILE]
+  placement-gql docs extra-specs|metadefs [--out FILE] [--extra-specs FILE]
                                   write reference documentation from the extra-spec registry
   placement-gql schema [--check|--write]
                                   print the GraphQL schema (sorted); --check compares it with schema.graphql, --write updates it
@@ -59,6 +61,7 @@ async function main(argv: string[]): Promise<number> {
       port: { type: 'string' },
       host: { type: 'string' },
       tokens: { type: 'string' },
+      'extra-specs': { type: 'string' },
       quiet: { type: 'boolean' },
       out: { type: 'string' },
       demo: { type: 'boolean' },
@@ -85,6 +88,12 @@ async function main(argv: string[]): Promise<number> {
       const access = loadAccessConfig(values.tokens ?? process.env.PLACEMENT_TOKENS_FILE, process.env.PLACEMENT_TOKENS);
       if (access.tokens.size === 0 && !isLoopback(host)) {
         console.error(`Refusing to serve on ${host} without access control: no bearer tokens are configured.\n${HOW_TO_CONFIGURE_TOKENS}`);
+        db.close();
+        return 1;
+      }
+      const validators = configureOperatorValidators(values['extra-specs'] ?? process.env.PLACEMENT_EXTRA_SPECS_FILE);
+      if (validators.message) (validators.ok ? console.log : console.error)(validators.message);
+      if (!validators.ok) {
         db.close();
         return 1;
       }
@@ -156,7 +165,10 @@ async function main(argv: string[]): Promise<number> {
 export class UsageError extends Error {}
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  // Not process.exit(): it would cut off output still being written to a pipe.
+  (code) => {
+    process.exitCode = code;
+  },
   (error) => {
     if (error instanceof AccessConfigError) {
       console.error(`Access control: ${error.message}\n${HOW_TO_CONFIGURE_TOKENS}`);

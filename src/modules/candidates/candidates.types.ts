@@ -1,5 +1,7 @@
-// The structured allocation-candidate request, shared by the candidates search and its callers.
+// The structured allocation-candidate request, shared by the candidates search and its callers,
+// and what a search answers.
 import type { ResourceAmount } from '../common/names.js';
+import type { ProviderRow } from '../providers/providers.service.js';
 
 export interface RequestGroupInput {
   /** null or "" = the unsuffixed group. */
@@ -24,3 +26,62 @@ export interface CandidatesRequestInput {
   rootForbidden?: string[] | null;
   limit?: number | null;
 }
+
+export interface CandidatesOptions {
+  /** Placement microversion whose semantics apply (default 1.39). */
+  microversion?: string;
+  /** Most allocation requests built before answering truncated (default DEFAULT_MAX_CANDIDATES). */
+  maxCandidates?: number;
+}
+
+/** One provider's share of an allocation request. */
+export interface CandidateAllocation {
+  provider: ProviderRow;
+  resources: ResourceAmount[];
+}
+
+/** Which providers satisfied one request group ("" = the unsuffixed group). */
+export interface CandidateMapping {
+  suffix: string;
+  providers: ProviderRow[];
+}
+
+export interface CandidateRequest {
+  allocations: CandidateAllocation[];
+  mappings: CandidateMapping[];
+}
+
+export interface SummaryResource {
+  resourceClass: string;
+  capacity: number;
+  used: number;
+}
+
+export interface ProviderSummary {
+  provider: ProviderRow;
+  /** Placement's parent_provider_uuid and root_provider_uuid. */
+  parentUuid: string | null;
+  rootUuid: string;
+  resources: SummaryResource[];
+  /** Trait names, sorted. */
+  traits: string[];
+}
+
+export interface CandidatesFound {
+  kind: 'candidates';
+  /** How many allocation requests are returned. */
+  count: number;
+  /** true when the search stopped at the maximum number of candidates (not at the request's limit). */
+  truncated: boolean;
+  allocationRequests: CandidateRequest[];
+  providerSummaries: ProviderSummary[];
+}
+
+/** Placement's error answer: HTTP status and its message text. */
+export interface RequestFailure {
+  kind: 'error';
+  status: number;
+  message: string;
+}
+
+export type CandidatesOutcome = CandidatesFound | RequestFailure;

@@ -1,0 +1,131 @@
+// Python's rules where Nova's checks depend on them: `re` patterns, int(), str.strip() and repr().
+// Nova validates extra specs with Python code, so its verdicts follow these rules, Unicode included.
+
+/** The characters Python's str.isspace() accepts (what str.strip() and int() remove). */
+const PY_SPACE = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const PY_SPACE_RUN = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'gu');
+
+/** str.strip() */
+export const pyStrip = (value: string) => value.replace(PY_SPACE_RUN, '');
+
+const QUANTIFIER = /^\{(\d*)(,?)(\d*)\}/;
+const JS_SYNTAX = new Set('^$\\.*+?()[]{}|/');
+
+/**
+ * Translates a Python `re` pattern into JavaScript source for a /u RegExp with the same matches:
+ * `\d` and `\w` are Unicode-aware, `.` stops only at "\n", `$` also matches before a final
+ * newline, `(?P<name>...)` becomes `(?<name>...)`, and lone braces are literal.
+ * Syntax JavaScript lacks (inline flags, atomic groups...) makes RegExp throw.
+ */
+export function pythonPatternToJs(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      const n = pattern[++i];
+      if (n === undefined) throw new SyntaxError('bad escape (end of pattern)');
+      if (n === 'd') out += '\\p{Nd}';
+      else if (n === 'D') out += inClass ? fail('\\D in a set') : '\\P{Nd}';
+      else if (n === 'w') out += inClass ? '\\p{L}\\p{N}_' : '[\\p{L}\\p{N}_]';
+      else if (n === 'W') out += inClass ? fail('\\W in a set') : '[^\\p{L}\\p{N}_]';
+      else if (n === 's') out += inClass ? PY_SPACE : `[${PY_SPACE}]`;
+      else if (n === 'S') out += inClass ? fail('\\S in a set') : `[^${PY_SPACE}]`;
+      else if (n === 'A') out += '^';
+      else if (n === 'Z') out += '$';
+      else if (/[0-9a-zA-Z]/.test(n) || JS_SYNTAX.has(n) || (inClass && n === '-')) out += '\\' + n;
+      else out += n; // Python lets any punctuation be escaped; JavaScript's /u mode does not
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      out += c === '[' ? '\\[' : c;
+      continue;
+    }
+    if (c === '[') {
+      inClass = true;
+      out += '[';
+      if (pattern[i + 1] === '^') out += '^', i++;
+      if (pattern[i + 1] === ']') out += '\\]', i++; // a leading ] is literal in Python
+      continue;
+    }
+    if (c === '(' && pattern.startsWith('(?P<', i)) {
+      out += '(?<';
+      i += 3;
+      continue;
+    }
+    if (c === '(' && pattern.startsWith('(?P=', i)) {
+      const end = pattern.indexOf(')', i);
+      if (end < 0) throw new SyntaxError('missing ), unterminated name');
+      out += `\\k<${pattern.slice(i + 4, end)}>`;
+      i = end;
+      continue;
+    }
+    if (c === '.') out += '[^\\n]';
+    else if (c === '$') out += '(?=\\n?$)';
+    else if (c === '{') {
+      const q = QUANTIFIER.exec(pattern.slice(i));
+      if (q && (q[1] || q[3])) {
+        out += `{${q[1] || '0'}${q[2]}${q[3]}}`;
+        i += q[0].length - 1;
+      } else out += '\\{';
+    } else if (c === '}') out += '\\}';
+    else out += c;
+  }
+  if (inClass) throw new SyntaxError('unterminated character set');
+  return out;
+}
+
+function fail(what: string): never {
+  throw new SyntaxError(`${what} is not supported`);
+}
+
+/** A RegExp that behaves as Python's re.fullmatch(pattern, ...). */
+export function pythonFullmatch(pattern: string): RegExp {
+  return new RegExp(`^(?:${pythonPatternToJs(pattern)})$`, 'u');
+}
+
+const PY_INT = /^([+-]?)(\p{Nd}+(?:_\p{Nd}+)*)$/u;
+const ND = /\p{Nd}/u;
+
+/** The value of one Unicode decimal digit (digits come in runs of ten, starting at zero). */
+function digitValue(ch: string): number {
+  const cp = ch.codePointAt(0)!;
+  let start = cp;
+  while (ND.test(String.fromCodePoint(start - 1))) start--;
+  return (cp - start) % 10;
+}
+
+/** Python's int(str): surrounding whitespace, a sign, underscores between digits, any Unicode digits. */
+export function pyInt(value: string): bigint | null {
+  const match = PY_INT.exec(pyStrip(value));
+  if (!match) return null;
+  let digits = '';
+  for (const ch of match[2]) if (ch !== '_') digits += ch <= '9' ? ch : String(digitValue(ch));
+  const n = BigInt(digits);
+  return match[1] === '-' ? -n : n;
+}
+
+const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+
+/** Python's repr() of a str. */
+export function pyRepr(value: string): string {
+  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of value) {
+    if (ch === quote || ch === '\\') out += '\\' + ch;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (ch !== ' ' && NOT_PRINTABLE.test(ch)) {
+      const cp = ch.codePointAt(0)!;
+      out += cp < 0x100 ? `\\x${hex(cp, 2)}` : cp < 0x10000 ? `\\u${hex(cp, 4)}` : `\\U${hex(cp, 8)}`;
+    } else out += ch;
+  }
+  return out + quote;
+}
+
+const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
+
+/** Python's repr() of a dict of str to str, in insertion order. */
+export const pyDictRepr = (entries: readonly (readonly [string, string])[]) => `{${entries.map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`).join(', ')}}`;
