@@ -116,18 +116,10 @@ function filterClause(db: Db, filter: ProviderFilter): { where: string; params: 
 /** One page of the providers matching a filter, in creation order, and how many match in all. */
 export function listProviders(db: Db, filter: ProviderFilter, page: Page): { rows: ProviderRow[]; totalCount: number } {
   const { where, params } = filterClause(db, filter);
-  const rows = all<ProviderRow & { totalCount: number }>(
-    db,
-    `SELECT ${PROVIDER_COLUMNS}, COUNT(*) OVER () AS totalCount FROM resource_providers rp ${where} ORDER BY rp.id LIMIT ? OFFSET ?`,
-    ...params,
-    page.limit,
-    page.offset,
-  );
-  const totalCount =
-    rows.length > 0 || page.offset === 0
-      ? (rows[0]?.totalCount ?? 0)
-      : get<{ n: number }>(db, `SELECT COUNT(*) AS n FROM resource_providers rp ${where}`, ...params)!.n;
-  return { rows: rows.map(({ totalCount: _, ...row }) => row), totalCount };
+  const rows = all<ProviderRow>(db, `SELECT ${PROVIDER_COLUMNS} FROM resource_providers rp ${where} ORDER BY rp.id LIMIT ? OFFSET ?`, ...params, page.limit, page.offset);
+  // A separate count: a window count over the page query would materialise every matching row.
+  const totalCount = get<{ n: number }>(db, `SELECT COUNT(*) AS n FROM resource_providers rp ${where}`, ...params)!.n;
+  return { rows, totalCount };
 }
 
 function nameIssues(name: string | null | undefined, field = 'name'): Issue[] {
