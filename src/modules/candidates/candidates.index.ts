@@ -34,7 +34,7 @@ export class CandidateIndex {
   private readonly anchors = new Map<number, number[]>();
   private readonly treeRoots = new Map<string, number | null>();
   private links: Map<number, [number, number | null]> | null = null;
-  private trees_: Map<number, number[]> | null = null;
+  private membersByRoot: Map<number, number[]> | null = null;
   private catalog: TreeCatalog | null = null;
 
   private constructor(
@@ -116,15 +116,15 @@ export class CandidateIndex {
 
   /** Every tree: root id -> its providers' ids, in creation order. */
   treeMembers(): Map<number, number[]> {
-    if (!this.trees_) {
-      this.trees_ = new Map();
+    if (!this.membersByRoot) {
+      this.membersByRoot = new Map();
       for (const [id, [root]] of [...this.providerLinks()].sort((a, b) => a[0] - b[0])) {
-        const list = this.trees_.get(root);
+        const list = this.membersByRoot.get(root);
         if (list) list.push(id);
-        else this.trees_.set(root, [id]);
+        else this.membersByRoot.set(root, [id]);
       }
     }
-    return this.trees_;
+    return this.membersByRoot;
   }
 
   /** Whether any provider has a parent (Placement's switch for microversions before 1.29). */

@@ -693,25 +693,32 @@ class AnswerShape {
 }
 
 /**
- * An allocation request whose allocations and mappings are made when read: GraphQL copies them into
- * its answer right away, so they never pile up for large answers.
+ * An allocation request whose allocations and mappings are made when first read: GraphQL copies them
+ * into its answer right away, so for large answers they are made late and let go early.
  */
 class AllocationRequestView implements CandidateRequest {
+  private made: CandidateRequest | null = null;
+
   constructor(
     private readonly shape: AnswerShape,
     private readonly candidate: Candidate,
   ) {}
 
+  // Compiled GraphQL reads a field several times (null check, error check, value): make it once.
+  private get pieces(): CandidateRequest {
+    return (this.made ??= { allocations: this.shape.allocations(this.candidate), mappings: this.shape.mappings(this.candidate) });
+  }
+
   get allocations(): CandidateAllocation[] {
-    return this.shape.allocations(this.candidate);
+    return this.pieces.allocations;
   }
 
   get mappings(): CandidateMapping[] {
-    return this.shape.mappings(this.candidate);
+    return this.pieces.mappings;
   }
 
   toJSON(): CandidateRequest {
-    return { allocations: this.allocations, mappings: this.mappings };
+    return this.pieces;
   }
 }
 
