@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../src/db/client.js';
 import { createServer, type Server } from '../src/server.js';
 import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
+import { httpBench } from './http.js';
+import { runLoad } from './load.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = join(ROOT, 'bench/.cache');
@@ -220,3 +222,27 @@ console.log(
 );
 if (!withPlacement) console.log('Placement is not timed (BENCH_PLACEMENT=0, or /usr/bin/python3 cannot import placement).');
 for (const size of SIZES) await benchSize(size, withPlacement);
+
+// HTTP: a dashboard page next to a bare graphql-yoga, and a bounded load of readers and writers, on the smallest cloud.
+{
+  const size = Math.min(...SIZES);
+  const file = scenarioFile(size);
+  if (file) {
+    const dir = mkdtempSync(join(tmpdir(), 'placement-gql-http-'));
+    const dbFile = join(dir, 'bench.db');
+    const db = openDatabase(dbFile);
+    importSnapshot(db, JSON.parse(readFileSync(file, 'utf8')));
+    const http = await httpBench(dbFile);
+    console.log(`\n# HTTP on loopback (${size} roots, 16 concurrent clients)`);
+    console.log(`dashboard page (20 providers with relations): ${http.dashboardPerSecond.toFixed(0)} requests/s`);
+    console.log(`bare graphql-yoga, one trivial field: ${http.bareYogaPerSecond.toFixed(0)} requests/s`);
+    console.log(`ratio: ${http.ratio.toFixed(2)}`);
+    const providers = db.sqlite.prepare('SELECT uuid FROM resource_providers ORDER BY id LIMIT 20').all().map((r: any) => r.uuid as string);
+    const load = await runLoad(db, { readers: 8, writers: 8, seconds: 10, providers });
+    console.log(`\n# Load: 8 readers, 8 writers on 20 shared providers, ${load.seconds.toFixed(1)} s over HTTP`);
+    console.log(`reads ${load.reads} (failed ${load.failedReads}), p50 ${fmt(load.readP50Ms)} ms, p99 ${fmt(load.readP99Ms)} ms`);
+    console.log(`writes applied ${load.writes}, conflicts returned as data ${load.conflicts}, failed ${load.failedWrites}, lost updates ${load.lostUpdates}; p50 ${fmt(load.writeP50Ms)} ms, p99 ${fmt(load.writeP99Ms)} ms`);
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
