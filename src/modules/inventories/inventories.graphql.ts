@@ -3,19 +3,24 @@ import { builder } from '../../builder.js';
 import { defineMutation } from '../common/mutation.js';
 import { GenerationConflictError, InUseError, NotFoundError } from '../common/errors.graphql.js';
 import { ProviderPayload, ResourceProviderRef } from '../providers/providers.graphql.js';
-import { capacityOf, setInventories, type InventoryRow, type SetInventoriesInput } from './inventories.service.js';
+import { capacityOf, setInventories, type InventoryFields, type InventoryRow, type SetInventoriesInput } from './inventories.service.js';
+
+/** The fields of an inventory's values, shared by every type that shows them. */
+export const inventoryValueFields = (t: any) => ({
+  total: t.exposeInt('total', { description: 'Units the provider has.' }),
+  reserved: t.exposeInt('reserved', { description: 'Units kept back from allocation.' }),
+  minUnit: t.exposeInt('minUnit', { description: 'Smallest amount one allocation may take.' }),
+  maxUnit: t.exposeInt('maxUnit', { description: 'Largest amount one allocation may take.' }),
+  stepSize: t.exposeInt('stepSize', { description: 'Every allocation is a multiple of this.' }),
+  allocationRatio: t.exposeFloat('allocationRatio', { description: 'Overcommit factor.' }),
+  capacity: t.int({ description: 'floor((total - reserved) * allocationRatio): what may be allocated in all.', resolve: (inv: InventoryFields) => capacityOf(inv) }),
+});
 
 const Inventory = builder.objectRef<InventoryRow>('Inventory').implement({
   description: 'How much of one resource class a provider has, and how much of it is used.',
   fields: (t) => ({
     resourceClass: t.exposeString('resourceClass', { description: 'The resource class.' }),
-    total: t.exposeInt('total', { description: 'Units the provider has.' }),
-    reserved: t.exposeInt('reserved', { description: 'Units kept back from allocation.' }),
-    minUnit: t.exposeInt('minUnit', { description: 'Smallest amount one allocation may take.' }),
-    maxUnit: t.exposeInt('maxUnit', { description: 'Largest amount one allocation may take.' }),
-    stepSize: t.exposeInt('stepSize', { description: 'Every allocation is a multiple of this.' }),
-    allocationRatio: t.exposeFloat('allocationRatio', { description: 'Overcommit factor.' }),
-    capacity: t.int({ description: 'floor((total - reserved) * allocationRatio): what may be allocated in all.', resolve: (inv) => capacityOf(inv) }),
+    ...inventoryValueFields(t),
     used: t.exposeInt('used', { description: 'Units allocated to consumers.' }),
     free: t.int({ description: 'capacity - used (negative when the inventory was reduced below its usage).', resolve: (inv) => capacityOf(inv) - inv.used }),
   }),

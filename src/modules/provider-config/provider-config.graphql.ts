@@ -3,7 +3,8 @@
 import { builder } from '../../builder.js';
 import { defineMutation } from '../common/mutation.js';
 import { GenerationConflictError } from '../common/errors.graphql.js';
-import { capacityOf, type InventoryFields } from '../inventories/inventories.service.js';
+import type { InventoryFields } from '../inventories/inventories.service.js';
+import { inventoryValueFields } from '../inventories/inventories.graphql.js';
 import { ResourceProviderRef } from '../providers/providers.graphql.js';
 import { ProblemRef } from '../common/problem.graphql.js';
 import { checkDocuments, type ConfigDocument } from './provider-config.documents.js';
@@ -43,15 +44,7 @@ builder.queryField('validateProviderConfig', (t) =>
 
 const InventoryValues = builder.objectRef<InventoryFields>('InventoryValues').implement({
   description: "An inventory's values (Placement's defaults filled in).",
-  fields: (t) => ({
-    total: t.exposeInt('total', { description: 'Units the provider has.' }),
-    reserved: t.exposeInt('reserved', { description: 'Units kept back from allocation.' }),
-    minUnit: t.exposeInt('minUnit', { description: 'Smallest amount one allocation may take.' }),
-    maxUnit: t.exposeInt('maxUnit', { description: 'Largest amount one allocation may take.' }),
-    stepSize: t.exposeInt('stepSize', { description: 'Every allocation is a multiple of this.' }),
-    allocationRatio: t.exposeFloat('allocationRatio', { description: 'Overcommit factor.' }),
-    capacity: t.int({ description: 'floor((total - reserved) * allocationRatio).', resolve: (v) => capacityOf(v) }),
-  }),
+  fields: inventoryValueFields,
 });
 
 const PlannedInventoryRef = builder.objectRef<PlannedInventory>('PlannedInventory').implement({
