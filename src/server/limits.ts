@@ -5,6 +5,8 @@ import {
   getNamedType,
   getNullableType,
   isListType,
+  isObjectType,
+  type GraphQLField,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLOutputType,
@@ -12,7 +14,7 @@ import {
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
-import { MAX_PAGE_SIZE } from '../builder.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../builder.js';
 
 export interface Limits {
   /** Deepest nesting of selections. */
@@ -35,8 +37,15 @@ export const DEFAULT_LIMITS: Limits = {
   maxCandidates: 100_000,
 };
 
-/** Expected size of a list field without `first`: connections' default page, 10 for other lists. */
+/** Expected size of a plain list field that declares none (see listSize). */
 const DEFAULT_LIST_SIZE = 10;
+
+/**
+ * A field's declared expected list size, for the cost rule: `extensions: listSize(3)` on a list field
+ * whose answers are usually short (a tree's request groups, a provider's problems). Without it a plain
+ * list counts as 10 and a connection as its `first` (or the default page).
+ */
+export const listSize = (size: number) => ({ listSize: size });
 
 export class LimitExceeded extends GraphQLError {
   constructor(limit: keyof Limits, value: number, allowed: number, what: string) {
@@ -44,12 +53,21 @@ export class LimitExceeded extends GraphQLError {
   }
 }
 
-/** The expected size of a field's list; a `first` given by a variable counts as the largest page (validation is cached per document). */
-function listMultiplier(node: FieldNode, type: GraphQLOutputType): number {
+/**
+ * The expected size of a field's list: its `first` (given by a variable it counts as the largest page:
+ * validation is cached per document), else its declared listSize, else the default page for a
+ * connection and DEFAULT_LIST_SIZE for a plain list.
+ */
+function listMultiplier(node: FieldNode, field: GraphQLField<unknown, unknown>): number {
   const first = node.arguments?.find((a) => a.name.value === 'first' || a.name.value === 'last');
   if (first) return Math.max(1, first.value.kind === Kind.INT ? Number(first.value.value) : MAX_PAGE_SIZE);
-  return isListType(getNullableType(type)) ? DEFAULT_LIST_SIZE : 1;
+  const declared = field.extensions?.listSize;
+  if (typeof declared === 'number') return declared;
+  if (isConnection(getNullableType(field.type))) return DEFAULT_PAGE_SIZE;
+  return isListType(getNullableType(field.type)) ? DEFAULT_LIST_SIZE : 1;
 }
+
+const isConnection = (type: GraphQLOutputType) => isObjectType(type) && 'pageInfo' in type.getFields() && ('edges' in type.getFields() || 'nodes' in type.getFields());
 
 /** A validation rule checking depth, aliases and cost of the whole document at once. */
 export function limitsRule(limits: Limits): ValidationRule {
@@ -73,8 +91,8 @@ export function limitsRule(limits: Limits): ValidationRule {
             [childDepth, childCost] = walk(selection.selectionSet, getNamedType(field.type), depth + 1, seen);
           }
           // A connection's edges and nodes are as many as its `first`, already counted on the connection field.
-          const inPage = parentType?.name?.endsWith('Connection') && (selection.name.value === 'edges' || selection.name.value === 'nodes');
-          const multiplier = field && selection.selectionSet && !inPage ? listMultiplier(selection, field.type) : 1;
+          const inPage = isConnection(parentType) && (selection.name.value === 'edges' || selection.name.value === 'nodes');
+          const multiplier = field && selection.selectionSet && !inPage ? listMultiplier(selection, field) : 1;
           cost += 1 + multiplier * childCost;
           maxDepth = Math.max(maxDepth, childDepth);
         } else {

@@ -2,6 +2,7 @@
 import { builder } from '../../builder.js';
 import { arrayPage, edgeOptions, offsetConnection } from '../common/connection.js';
 import { ResourceProviderRef } from '../providers/providers.graphql.js';
+import { listSize } from '../../server/limits.js';
 import type { CandidatesRequestInput } from './candidates.types.js';
 import { CandidatesRequestInputRef } from './candidates.inputs.graphql.js';
 import { explainCandidates } from './candidates.service.js';
@@ -71,8 +72,8 @@ const ProviderCheckRef = builder.objectRef<E.ProviderCheck>('ProviderCheck').imp
     provider: t.field({ type: ResourceProviderRef, description: 'The provider.', resolve: (c, _args, ctx) => ctx.loaders.providers.byId.load(c.providerId).then((p) => p!) }),
     sharing: t.exposeBoolean('sharing', { description: 'Whether it is a sharing provider of another tree, reached through an aggregate.' }),
     usable: t.exposeBoolean('usable', { description: 'Whether it can serve the group (the unsuffixed group: at least one of its classes).' }),
-    resources: t.expose('resources', { type: [ResourceCheckRef], description: 'Each requested amount checked against its inventory.' }),
-    problems: t.expose('problems', { type: [ProblemRef], description: 'Why it cannot serve the group (empty when usable).' }),
+    resources: t.expose('resources', { type: [ResourceCheckRef], extensions: listSize(3), description: 'Each requested amount checked against its inventory.' }),
+    problems: t.expose('problems', { type: [ProblemRef], extensions: listSize(2), description: 'Why it cannot serve the group (empty when usable).' }),
   }),
 });
 
@@ -82,8 +83,8 @@ const GroupExplanationRef = builder.objectRef<E.GroupExplanation>('GroupExplanat
     suffix: t.exposeString('suffix', { description: 'The group suffix ("" = unsuffixed).' }),
     satisfied: t.exposeBoolean('satisfied', { description: 'Whether the group alone can be satisfied in this tree.' }),
     choices: t.exposeInt('choices', { description: 'How many ways (providers, or provider combinations for the unsuffixed group) satisfy it here.' }),
-    providers: t.expose('providers', { type: [ProviderCheckRef], description: 'The providers with some of its classes (every provider for a resourceless group).' }),
-    problems: t.expose('problems', { type: [ProblemRef], description: 'Why it cannot be satisfied here (empty when satisfied).' }),
+    providers: t.expose('providers', { type: [ProviderCheckRef], extensions: listSize(5), description: 'The providers with some of its classes (every provider for a resourceless group).' }),
+    problems: t.expose('problems', { type: [ProblemRef], extensions: listSize(3), description: 'Why it cannot be satisfied here (empty when satisfied).' }),
   }),
 });
 
@@ -93,8 +94,8 @@ const TreeExplanationRef = builder.objectRef<E.TreeExplanation>('TreeExplanation
     root: t.field({ type: ResourceProviderRef, description: 'The root of the tree.', resolve: (e, _args, ctx) => ctx.loaders.providers.byId.load(e.rootId).then((p) => p!) }),
     candidate: t.exposeBoolean('candidate', { description: 'Whether some allocation request is anchored in this tree.' }),
     allocationRequests: t.exposeInt('allocationRequests', { description: 'How many allocation requests are anchored in this tree (counted up to 10,000).' }),
-    problems: t.expose('problems', { type: [ProblemRef], description: 'Everything keeping the tree out, tree-wide and per group (empty for a candidate).' }),
-    groups: t.expose('groups', { type: [GroupExplanationRef], description: 'Each request group in this tree.' }),
+    problems: t.expose('problems', { type: [ProblemRef], extensions: listSize(3), description: 'Everything keeping the tree out, tree-wide and per group (empty for a candidate).' }),
+    groups: t.expose('groups', { type: [GroupExplanationRef], extensions: listSize(3), description: 'Each request group in this tree.' }),
   }),
 });
 
