@@ -72,6 +72,7 @@ export interface GroupExplanation {
 
 export interface TreeExplanation {
   rootId: number;
+  rootUuid: string;
   candidate: boolean;
   /** Allocation requests anchored in this tree. */
   allocationRequests: number;
@@ -108,7 +109,7 @@ class Explainer {
   constructor(
     private readonly facts: SearchFacts,
     private readonly plans: GroupPlan[],
-    private readonly names: Map<number, string>,
+    private readonly providers: Map<number, { name: string; uuid: string }>,
   ) {
     // Sharing providers of the requested classes, by the anchors they reach.
     const sharing = [...facts.sharing.keys()].filter((id) => [...facts.classes.values()].some((c) => c.byProvider.has(id)));
@@ -123,7 +124,7 @@ class Explainer {
   }
 
   private name(id: number) {
-    return this.names.get(id) ?? String(id);
+    return this.providers.get(id)?.name ?? String(id);
   }
 
   explain(root: number): TreeExplanation {
@@ -144,10 +145,11 @@ class Explainer {
     if (groups.every((g) => g.satisfied)) {
       const enumerator = new Enumerator(facts, plans, COUNT_LIMIT, false, [root]);
       enumerator.run(Infinity);
-      allocationRequests = enumerator.found.length;
+      // Candidates made of sharing providers of other trees alone belong to those trees (the search lists them once).
+      allocationRequests = enumerator.found.filter((c) => c.picks.some((id) => facts.index.rootOf(id) === root)).length;
       if (allocationRequests === 0) problems.push(...this.combinationProblems(enumerator));
     }
-    return { rootId: root, candidate: problems.length === 0 && allocationRequests > 0, allocationRequests: problems.length ? 0 : allocationRequests, problems, groups };
+    return { rootId: root, rootUuid: this.providers.get(root)!.uuid, candidate: problems.length === 0 && allocationRequests > 0, allocationRequests: problems.length ? 0 : allocationRequests, problems, groups };
   }
 
   private combinationProblems(enumerator: Enumerator): CandidateProblem[] {
@@ -334,8 +336,8 @@ export function explain(db: Db, request: SearchRequest, providerUuid: string | n
     if (root == null) throw new UnknownProvider(providerUuid);
     roots = [root];
   }
-  const names = new Map(statement(db, 'SELECT id, name FROM resource_providers').raw(true).all() as [number, string][]);
-  const explainer = new Explainer(facts, plans, names);
+  const rows = statement(db, 'SELECT id, name, uuid FROM resource_providers').raw(true).all() as [number, string, string][];
+  const explainer = new Explainer(facts, plans, new Map(rows.map(([id, name, uuid]) => [id, { name, uuid }])));
   const explained = roots.map((root) => explainer.explain(root));
   const tally = new Map<string, ReasonCount>();
   for (const tree of explained) {
