@@ -1,5 +1,5 @@
 // explainCandidates: why provider trees are or are not allocation candidates, with the numbers.
-import { builder } from '../../builder.js';
+import { MAX_PAGE_SIZE, builder } from '../../builder.js';
 import { arrayPage, edgeOptions, offsetConnection } from '../common/connection.js';
 import { ResourceProviderRef } from '../providers/providers.graphql.js';
 import { listSize } from '../../server/limits.js';
@@ -28,6 +28,7 @@ const ProblemKindEnum = builder.enumType('CandidateProblemKind', {
     ISOLATE: { description: 'group_policy ISOLATE: the suffixed groups cannot all get different providers.' },
     SAME_SUBTREE: { description: 'sameSubtree: the groups\' providers are not all below one of them.' },
     SUMMED_CAPACITY: { description: 'Several groups asking for one class on the same provider exceed its capacity or max_unit together.' },
+    SHARING_ONLY: { description: 'The tree gives none of the resources itself: its only candidates use sharing providers of other trees alone, and belong to their trees.' },
   } as const,
 });
 
@@ -104,8 +105,22 @@ const ReasonCountRef = builder.objectRef<E.ReasonCount>('CandidateReasonCount').
   fields: (t) => ({
     kind: t.expose('kind', { type: ProblemKindEnum, description: 'The kind of reason.' }),
     group: t.exposeString('group', { nullable: true, description: 'The request group ("" = unsuffixed); null for tree-wide reasons.' }),
+    resourceClass: t.exposeString('resourceClass', { nullable: true, description: 'The resource class concerned, if one.' }),
+    traits: t.exposeStringList('traits', { description: 'The traits concerned (missing, forbidden, or an any-of set).' }),
+    aggregates: t.exposeStringList('aggregates', { description: 'The aggregates concerned.' }),
+    description: t.exposeString('description', { description: 'The reason in a few words, e.g. "not 500 VCPU free" or "no provider with the resources has HW_CPU_X86_AVX512F".' }),
     trees: t.exposeInt('trees', { description: 'Trees this reason applies to (a tree may have several reasons).' }),
-    example: t.exposeString('example', { description: 'The message of one such tree.' }),
+    roots: t.field({
+      type: [ResourceProviderRef],
+      extensions: listSize(5),
+      description: 'The roots of the first trees it applies to, in root order.',
+      args: { first: t.arg.int({ required: false, defaultValue: 5, description: 'How many roots (at most 1,000).' }) },
+      resolve: async (r, args, ctx) => {
+        const first = Math.max(0, Math.min(args.first ?? 5, MAX_PAGE_SIZE));
+        return (await Promise.all(r.rootIds.slice(0, first).map((id) => ctx.loaders.providers.byId.load(id)))).map((p) => p!);
+      },
+    }),
+    example: t.exposeString('example', { description: 'The message of the first such tree, with its names and numbers.' }),
   }),
 });
 
@@ -115,14 +130,16 @@ builder.queryField('explainCandidates', (t) =>
       type: TreeExplanationRef,
       description:
         'Why provider trees are or are not allocation candidates for a request (what Placement never tells): per tree and request group, ' +
-        'with capacities, usage, traits and aggregates, and the reasons counted over all trees. Trees in root creation order.',
+        'with capacities, usage, traits and aggregates; over all trees, a summary in words, the reasons counted, and the closest trees when none fits. ' +
+        'Trees in root creation order.',
       args: {
         request: t.arg({ type: CandidatesRequestInputRef, required: true, description: 'The request, as for `candidates` (its limit is ignored).' }),
         provider: t.arg({ type: 'UUID', required: false, description: 'Explain only the tree of this provider; every tree when absent.' }),
       },
       resolve: (_root, args, ctx) => {
         const explanation = explainCandidates(ctx.db, args.request as CandidatesRequestInput, args.provider ?? null);
-        return offsetConnection(args, arrayPage(explanation.trees)).then((page) => ({ ...page, candidateTrees: explanation.candidateTrees, reasons: explanation.reasons })) as any;
+        const { candidateTrees, reasons, closest, summary } = explanation;
+        return offsetConnection(args, arrayPage(explanation.trees)).then((page) => ({ ...page, candidateTrees, reasons, closest, summary })) as any;
       },
     },
     {
@@ -131,8 +148,19 @@ builder.queryField('explainCandidates', (t) =>
       fields: (c: any) => ({
         totalCount: c.int({ description: 'How many trees were explained.', resolve: (p: { totalCount: number }) => p.totalCount }),
         candidateTrees: c.int({ description: 'How many of them are candidates.', resolve: (p: { candidateTrees: number }) => p.candidateTrees }),
+        summary: c.string({
+          description: 'In a few sentences: which trees are candidates, or, when none is, why (each reason with how many trees and which), and the closest trees.',
+          resolve: (p: { summary: string }) => p.summary,
+        }),
+        closest: c.field({
+          type: [TreeExplanationRef],
+          extensions: listSize(3),
+          description: 'When no tree is a candidate: up to 3 trees with the fewest reasons against them (a missing resource class weighs most, then the smallest shortfall), nearest first. Empty when some tree is a candidate.',
+          resolve: (p: { closest: E.TreeExplanation[] }) => p.closest,
+        }),
         reasons: c.field({
           type: [ReasonCountRef],
+          extensions: listSize(8),
           description: 'Why the other trees are not candidates: each reason with the number of trees it applies to, most frequent first.',
           resolve: (p: { reasons: E.ReasonCount[] }) => p.reasons,
         }),

@@ -4,7 +4,7 @@ import type { Db } from '../../db/client.js';
 import { statement } from '../../db/sql.js';
 import { fits, type CapacityRow } from './candidates.data.js';
 import { CandidateIndex } from './candidates.index.js';
-import { pyList, type SearchGroup, type SearchRequest } from './candidates.request.js';
+import type { SearchGroup, SearchRequest } from './candidates.request.js';
 import { Enumerator, SearchFacts, countChoices, planGroups, type GroupPlan } from './candidates.search.js';
 
 export type ProblemKind =
@@ -24,7 +24,8 @@ export type ProblemKind =
   | 'RESOURCELESS_GROUP'
   | 'ISOLATE'
   | 'SAME_SUBTREE'
-  | 'SUMMED_CAPACITY';
+  | 'SUMMED_CAPACITY'
+  | 'SHARING_ONLY';
 
 export interface CandidateProblem {
   kind: ProblemKind;
@@ -84,8 +85,15 @@ export interface TreeExplanation {
 export interface ReasonCount {
   kind: ProblemKind;
   group: string | null;
+  resourceClass: string | null;
+  traits: string[];
+  aggregates: string[];
+  /** The reason in words, for every tree it applies to. */
+  description: string;
   /** Trees kept out by this reason (a tree counts once per reason). */
   trees: number;
+  /** Their roots, in root order. */
+  rootIds: number[];
   example: string;
 }
 
@@ -93,12 +101,28 @@ export interface CandidatesExplanation {
   trees: TreeExplanation[];
   candidateTrees: number;
   reasons: ReasonCount[];
+  /** When no tree is a candidate: the trees with the fewest reasons against them, nearest first. */
+  closest: TreeExplanation[];
+  /** Why nothing (or what) fits, in a few sentences. */
+  summary: string;
 }
+
+/** Trees listed in `closest`. */
+const CLOSEST = 3;
 
 /** Most allocation requests counted per tree. */
 const COUNT_LIMIT = 10_000;
 
 const groupName = (suffix: string) => (suffix === '' ? 'the unsuffixed group' : `group ${suffix}`);
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+/** One member_of set in words: "aggregate A" or "any of aggregates A, B". */
+const aggregateSet = (set: readonly string[]) => (set.length === 1 ? `aggregate ${set[0]}` : `any of aggregates ${set.join(', ')}`);
+const traitList = (traits: readonly string[]) => `${traits.length === 1 ? 'trait' : 'traits'} ${traits.join(', ')}`;
+/** Names in a sentence: "a, b and c", or the first few and how many more. */
+export function nameList(names: readonly string[], most = 5): string {
+  if (names.length > most) return `${names.slice(0, most).join(', ')} and ${names.length - most} more`;
+  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
 
 function problem(kind: ProblemKind, message: string, fields: Partial<CandidateProblem> = {}): CandidateProblem {
   return { kind, message, group: null, providerId: null, resourceClass: null, amount: null, capacity: null, used: null, traits: [], aggregates: [], ...fields };
@@ -133,11 +157,11 @@ class Explainer {
     const { rootRequired, rootForbidden } = facts.request;
     const missing = rootRequired.filter((t) => !facts.holdersOf(t).has(root));
     if (missing.length) {
-      problems.push(problem('ROOT_REQUIRED_MISSING', `The root ${this.name(root)} lacks root_required trait(s) ${missing.join(', ')}.`, { providerId: root, traits: missing }));
+      problems.push(problem('ROOT_REQUIRED_MISSING', `The root ${this.name(root)} lacks ${traitList(missing)}, required by root_required.`, { providerId: root, traits: missing }));
     }
     const present = rootForbidden.filter((t) => facts.holdersOf(t).has(root));
     if (present.length) {
-      problems.push(problem('ROOT_FORBIDDEN_PRESENT', `The root ${this.name(root)} has trait(s) ${present.join(', ')}, forbidden by root_required.`, { providerId: root, traits: present }));
+      problems.push(problem('ROOT_FORBIDDEN_PRESENT', `The root ${this.name(root)} has ${traitList(present)}, forbidden by root_required (${present.map((t) => `!${t}`).join(',')}).`, { providerId: root, traits: present }));
     }
     const groups = plans.map((plan) => this.explainGroup(plan, root));
     for (const g of groups) if (!g.satisfied) problems.push(...g.problems);
@@ -147,21 +171,48 @@ class Explainer {
       enumerator.run(Infinity);
       // Candidates made of sharing providers of other trees alone belong to those trees (the search lists them once).
       allocationRequests = enumerator.found.filter((c) => c.picks.some((id) => facts.index.rootOf(id) === root)).length;
-      if (allocationRequests === 0) problems.push(...this.combinationProblems(enumerator));
+      if (allocationRequests === 0 && enumerator.found.length > 0) {
+        const others = [...new Set(enumerator.found.flatMap((c) => c.picks))].map((id) => this.name(id));
+        const message = `The tree of ${this.name(root)} gives none of the resources itself: its only candidates use sharing providers of other trees alone (${nameList(others)}), and are theirs.`;
+        problems.push(problem('SHARING_ONLY', message, { providerId: root }));
+      } else if (allocationRequests === 0) problems.push(...this.combinationProblems(enumerator, root));
     }
     return { rootId: root, rootUuid: this.providers.get(root)!.uuid, candidate: problems.length === 0 && allocationRequests > 0, allocationRequests: problems.length ? 0 : allocationRequests, problems, groups };
   }
 
-  private combinationProblems(enumerator: Enumerator): CandidateProblem[] {
+  /** Where each group could go in this tree on its own: "group 1 on pf0, pf1; group 2 on pf0". */
+  private placesOf(root: number, suffixes: (s: string) => boolean): string {
+    return this.plans
+      .filter((p) => suffixes(p.group.suffix))
+      .map((p) => `${groupName(p.group.suffix)} only on ${nameList([...new Set((p.optionsByAnchor.get(root) ?? []).flat())].map((id) => this.name(id)))}`)
+      .join('; ');
+  }
+
+  private combinationProblems(enumerator: Enumerator, root: number): CandidateProblem[] {
     const { refused } = enumerator;
     const result: CandidateProblem[] = [];
-    if (refused.isolate) result.push(problem('ISOLATE', `group_policy=isolate: every combination puts two suffixed groups on the same provider (${refused.isolate} refused).`));
+    const tree = `In the tree of ${this.name(root)}`;
+    const combinations = (n: number) => plural(n, 'combination');
+    if (refused.isolate) {
+      const places = this.placesOf(root, (s) => s !== '');
+      result.push(problem('ISOLATE', `${tree}, group_policy=isolate needs a different provider for each suffixed group, but ${places} (${combinations(refused.isolate)} refused).`, { providerId: root }));
+    }
     if (refused.capacity) {
-      result.push(problem('SUMMED_CAPACITY', `Groups asking for the same class on one provider exceed its capacity or max_unit together (${refused.capacity} combinations refused).`));
+      result.push(
+        problem('SUMMED_CAPACITY', `${tree}, groups asking for the same class from one provider exceed its capacity or max_unit together (${combinations(refused.capacity)} refused).`, {
+          providerId: root,
+        }),
+      );
     }
     if (refused.sameSubtree) {
-      const sets = this.facts.request.sameSubtree.map((s) => s.join(',')).join('; ');
-      result.push(problem('SAME_SUBTREE', `same_subtree (${sets}): no combination has all those groups' providers below one of them (${refused.sameSubtree} refused).`));
+      const sets = this.facts.request.sameSubtree;
+      const places = this.placesOf(root, (s) => sets.some((set) => set.includes(s)));
+      const named = sets.map((set) => set.join(',')).join('; ');
+      result.push(
+        problem('SAME_SUBTREE', `${tree}, same_subtree=${named} needs those groups' providers all below one of them, but ${places} (${combinations(refused.sameSubtree)} refused).`, {
+          providerId: root,
+        }),
+      );
     }
     return result;
   }
@@ -197,12 +248,12 @@ class Explainer {
     if (!satisfied) {
       if (!plan.classIds.length) {
         groupProblems.push(...checks.flatMap((c) => c.problems));
-        if (!checks.length) groupProblems.push(problem('NO_INVENTORY', `No provider of this tree can serve ${groupName(group.suffix)}.`, base));
+        if (!checks.length) groupProblems.push(problem('NO_INVENTORY', `No provider of the tree of ${this.name(root)} can serve ${groupName(group.suffix)}.`, base));
       } else if (unsuffixed) groupProblems.push(...this.unsuffixedProblems(plan, root, checks));
       else {
         for (const [k, [rc, amount]] of group.resources.entries()) {
           if (!checks.some((c) => c.resources[k].capacity !== null)) {
-            groupProblems.push(problem('NO_INVENTORY', `No provider of this tree${sharing.length ? ' or sharing provider reaching it' : ''} has inventory of ${rc}.`, { ...base, resourceClass: rc, amount }));
+            groupProblems.push(problem('NO_INVENTORY', `No provider of the tree of ${this.name(root)}${sharing.length ? ' nor any sharing provider reaching it' : ''} has inventory of ${rc} (${groupName(group.suffix)}).`, { ...base, resourceClass: rc, amount }));
           }
         }
         if (!groupProblems.length) groupProblems.push(...checks.flatMap((c) => c.problems));
@@ -222,7 +273,8 @@ class Explainer {
     group.resources.forEach(([rc, amount], k) => {
       const givers = checks.filter((c) => c.resources[k].capacity !== null);
       if (!givers.length) {
-        result.add(problem('NO_INVENTORY', `No provider of this tree or sharing provider reaching it has inventory of ${rc}.`, { ...base, resourceClass: rc, amount }));
+        const via = this.sharingAt.has(root) && plan.group.inTree == null ? ' nor any sharing provider reaching it' : '';
+        result.add(problem('NO_INVENTORY', `No provider of the tree of ${this.name(root)}${via} has inventory of ${rc}.`, { ...base, resourceClass: rc, amount }));
       } else if (!givers.some((c) => c.resources[k].fits && !this.blocked(c))) {
         for (const c of givers) for (const p of c.problems) if (p.resourceClass === null || p.resourceClass === rc) result.add(p);
       }
@@ -239,10 +291,26 @@ class Explainer {
       const note = onRoot.length ? ` (the root ${this.name(root)} has ${onRoot.join(', ')} but gives none of the resources, so it does not count)` : '';
       const kind = set.length === 1 ? 'REQUIRED_TRAIT_MISSING' : 'ANY_OF_UNMET';
       const what = set.length === 1 ? `trait ${set[0]}` : `any of ${set.join(', ')}`;
-      result.add(problem(kind, `No provider able to give resources to the unsuffixed group has ${what}${note}.`, { ...base, traits: [...set] }));
+      const givers = checks.filter((c) => c.resources.some((r) => r.capacity !== null)).map((c) => this.name(c.providerId));
+      const message = `In the tree of ${this.name(root)}, no provider with ${plan.group.resources.map(([rc]) => rc).join(' or ')} (${nameList(givers)}) has ${what}${note}.`;
+      result.add(problem(kind, message, { ...base, providerId: root, traits: [...set] }));
+    }
+    // The same aggregates missing on several providers: once for the tree (member_of spans from the root).
+    const outside = [...result].filter((p) => p.kind === 'NOT_IN_AGGREGATE' && !checks.find((c) => c.providerId === p.providerId)?.sharing);
+    if (outside.length > 1 && outside.every((p) => p.aggregates.join() === outside[0].aggregates.join())) {
+      for (const p of outside) result.delete(p);
+      const names = nameList(outside.map((p) => this.name(p.providerId!)));
+      const sets = group.memberOf.filter((set) => set.some((u) => outside[0].aggregates.includes(u))).map(aggregateSet).join(' and in ');
+      result.add(
+        problem('NOT_IN_AGGREGATE', `Neither the root ${this.name(root)} nor its providers with the resources (${names}) are in ${sets} (member_of of the unsuffixed group).`, {
+          ...base,
+          providerId: root,
+          aggregates: outside[0].aggregates,
+        }),
+      );
     }
     if (!result.size && !traitProblems) {
-      result.add(problem('REQUIRED_TRAIT_MISSING', 'No combination of providers able to give the resources has all the required traits together.', { ...base, traits: group.required.flat() }));
+      result.add(problem('REQUIRED_TRAIT_MISSING', `In the tree of ${this.name(root)}, no combination of providers able to give the resources has all the required traits (${group.required.map((set) => set.join('|')).join(', ')}) together.`, { ...base, providerId: root, traits: group.required.flat() }));
     }
     return [...result];
   }
@@ -262,17 +330,21 @@ class Explainer {
     const resources = group.resources.map(([rc, amount], k) => {
       const row = facts.classes.get(plan.classIds[k])!.byProvider.get(id);
       const check = resourceCheck(rc, amount, row);
-      if (row && !check.fits) problems.push(amountProblem(rc, amount, row, name, base));
-      else if (!row && !unsuffixed) problems.push(problem('NO_INVENTORY', `${name} has no inventory of ${rc}.`, { ...base, resourceClass: rc, amount }));
+      if (row && !check.fits) problems.push(amountProblem(rc, amount, row, viaSharing ? `${name} (sharing provider)` : name, base));
+      else if (!row && !unsuffixed) problems.push(problem('NO_INVENTORY', `${name} has no inventory of ${rc} (${groupName(group.suffix)} takes all its resources from one provider).`, { ...base, resourceClass: rc, amount }));
       return check;
     });
     const heldForbidden = group.forbidden.filter((t) => facts.holdersOf(t).has(id));
-    if (heldForbidden.length) problems.push(problem('FORBIDDEN_TRAIT', `${name} has forbidden trait(s) ${heldForbidden.join(', ')}.`, { ...base, traits: heldForbidden }));
+    if (heldForbidden.length) {
+      const gives = resources.filter((r) => r.capacity !== null).map((r) => r.resourceClass);
+      const what = gives.length ? `, with ${gives.join(', ')},` : '';
+      problems.push(problem('FORBIDDEN_TRAIT', `${name}${what} has forbidden ${traitList(heldForbidden)} (${groupName(group.suffix)}).`, { ...base, traits: heldForbidden }));
+    }
     if (!unsuffixed) {
       for (const set of group.required) {
         if (set.some((t) => facts.holdersOf(t).has(id))) continue;
-        if (set.length === 1) problems.push(problem('REQUIRED_TRAIT_MISSING', `${name} lacks required trait ${set[0]}.`, { ...base, traits: [...set] }));
-        else problems.push(problem('ANY_OF_UNMET', `${name} has none of ${set.join(', ')}.`, { ...base, traits: [...set] }));
+        if (set.length === 1) problems.push(problem('REQUIRED_TRAIT_MISSING', `${name} lacks trait ${set[0]}, required by ${groupName(group.suffix)}.`, { ...base, traits: [...set] }));
+        else problems.push(problem('ANY_OF_UNMET', `${name} has none of ${set.join(', ')}, one of which ${groupName(group.suffix)} requires.`, { ...base, traits: [...set] }));
       }
       if (treeRoot !== null && facts.index.rootOf(id) !== treeRoot) {
         problems.push(problem('NOT_IN_TREE', `${name} is not in the tree of ${group.inTree} (in_tree${group.suffix}).`, base));
@@ -292,14 +364,17 @@ class Explainer {
       const mine = group.memberOf.every((set) => inSet(set, id));
       const roots = spansFromRoot && group.memberOf.every((set) => inSet(set, root));
       if (!mine && !roots) {
-        const unmet = group.memberOf.filter((set) => !inSet(set, id));
-        const who = spansFromRoot ? `Neither ${name} nor its root ${this.name(root)} is` : `${name} is not`;
-        const sets = unmet.map((set) => pyList(set)).join(' and ');
-        result.push(problem('NOT_IN_AGGREGATE', `${who} in one aggregate of each member_of set (unmet: ${sets}).`, { ...base, aggregates: unmet.flat() }));
+        const unmet = group.memberOf.filter((set) => !inSet(set, id) && !(spansFromRoot && inSet(set, root)));
+        const who = spansFromRoot && id !== root ? `Neither ${name} nor its root ${this.name(root)} is` : `${name}${viaSharing ? ' (sharing provider)' : ''} is not`;
+        const sets = (unmet.length ? unmet : group.memberOf).map(aggregateSet).join(' and in ');
+        result.push(problem('NOT_IN_AGGREGATE', `${who} in ${sets} (member_of of ${groupName(group.suffix)}).`, { ...base, aggregates: unmet.flat() }));
       }
     }
     const bad = group.forbiddenAggregates.filter((u) => facts.members.get(u)!.has(id) || (group.suffix === '' && facts.members.get(u)!.has(root)));
-    if (bad.length) result.push(problem('IN_FORBIDDEN_AGGREGATE', `${name} or its anchor is in forbidden aggregate(s) ${bad.join(', ')}.`, { ...base, aggregates: bad }));
+    if (bad.length) {
+      const who = group.suffix === '' && id !== root ? `${name} or its root ${this.name(root)}` : name;
+      result.push(problem('IN_FORBIDDEN_AGGREGATE', `${who} is in ${bad.length === 1 ? 'aggregate' : 'aggregates'} ${bad.join(', ')}, which notMemberOf of ${groupName(group.suffix)} excludes.`, { ...base, aggregates: bad }));
+    }
     return result;
   }
 }
@@ -344,19 +419,113 @@ export function explain(db: Db, request: SearchRequest, providerUuid: string | n
     if (tree.candidate) continue;
     const seen = new Set<string>();
     for (const p of tree.problems) {
-      const key = `${p.kind}/${p.group}`;
+      const key = reasonKey(p);
       if (seen.has(key)) continue;
       seen.add(key);
       const count = tally.get(key);
-      if (count) count.trees++;
-      else tally.set(key, { kind: p.kind, group: p.group, trees: 1, example: p.message });
+      if (count) {
+        count.trees++;
+        count.rootIds.push(tree.rootId);
+        if (p.kind === 'CAPACITY_EXCEEDED') count.description = describe(p, count.description);
+      } else {
+        const { kind, group, resourceClass, traits, aggregates } = p;
+        tally.set(key, { kind, group, resourceClass, traits, aggregates, description: describe(p), trees: 1, rootIds: [tree.rootId], example: p.message });
+      }
     }
   }
-  return {
-    trees: explained,
-    candidateTrees: explained.filter((t) => t.candidate).length,
-    reasons: [...tally.values()].sort((a, b) => b.trees - a.trees),
+  const reasons = [...tally.values()].sort((a, b) => b.trees - a.trees);
+  const candidates = explained.filter((t) => t.candidate);
+  const closest = candidates.length ? [] : nearest(explained.filter((t) => t.problems.length > 0));
+  const names = new Map(rows.map(([id, name]) => [id, name]));
+  const nameOf = (id: number) => names.get(id) ?? String(id);
+  return { trees: explained, candidateTrees: candidates.length, reasons, closest, summary: summarize(explained, candidates, reasons, closest, nameOf) };
+}
+
+const reasonKey = (p: CandidateProblem) => [p.kind, p.group, p.kind === 'CAPACITY_EXCEEDED' || p.kind === 'NO_INVENTORY' ? p.resourceClass : `${p.resourceClass}:${p.amount}`, p.traits.join(), p.aggregates.join()].join('/');
+
+/** A reason in words, for all the trees it applies to (`before`: the words so far, which a capacity reason updates with the most free). */
+function describe(p: CandidateProblem, before?: string): string {
+  const who = p.group === null ? '' : p.group === '' ? '' : `group ${p.group}: `;
+  const traits = p.traits.join(', ');
+  const text: Record<ProblemKind, () => string> = {
+    NO_INVENTORY: () => (p.resourceClass ? `no provider with ${p.resourceClass}` : 'no provider can serve the group'),
+    CAPACITY_EXCEEDED: () => {
+      const most = Math.max(p.capacity! - p.used!, Number(before?.match(/, (-?\d+) at most$/)?.[1] ?? -Infinity));
+      return `not ${p.amount} ${p.resourceClass} free on one provider, ${most} at most`;
+    },
+    BELOW_MIN_UNIT: () => `${p.resourceClass} ${p.amount} below min_unit`,
+    ABOVE_MAX_UNIT: () => `${p.resourceClass} ${p.amount} above max_unit`,
+    STEP_SIZE: () => `${p.resourceClass} ${p.amount} not a multiple of step_size`,
+    REQUIRED_TRAIT_MISSING: () => `no provider with the resources has ${traits}`,
+    ANY_OF_UNMET: () => `no provider with the resources has any of ${traits}`,
+    FORBIDDEN_TRAIT: () => `providers with the resources have forbidden ${traits}`,
+    NOT_IN_AGGREGATE: () => `not in ${aggregateSet(p.aggregates)}`,
+    IN_FORBIDDEN_AGGREGATE: () => `in excluded ${aggregateSet(p.aggregates)}`,
+    NOT_IN_TREE: () => 'outside the in_tree tree',
+    ROOT_REQUIRED_MISSING: () => `the root lacks ${traits}, required by root_required`,
+    ROOT_FORBIDDEN_PRESENT: () => `the root has ${traits}, which root_required forbids`,
+    RESOURCELESS_GROUP: () => 'a group with no resources, traits or aggregates',
+    ISOLATE: () => 'group_policy=isolate: too few distinct providers',
+    SAME_SUBTREE: () => 'same_subtree cannot be met',
+    SUMMED_CAPACITY: () => 'groups together exceed one provider',
+    SHARING_ONLY: () => 'only sharing providers of other trees give the resources',
   };
+  return who + text[p.kind]();
+}
+
+/**
+ * Trees with the fewest reasons against them, nearest first: a missing class weighs most, then traits,
+ * aggregates and the root's traits, then amounts and combinations; ties go to the smallest shortfall.
+ */
+function nearest(trees: TreeExplanation[]): TreeExplanation[] {
+  const far = new Set<ProblemKind>(['NO_INVENTORY', 'NOT_IN_TREE', 'RESOURCELESS_GROUP', 'SHARING_ONLY']);
+  const amounts = new Set<ProblemKind>(['CAPACITY_EXCEEDED', 'BELOW_MIN_UNIT', 'ABOVE_MAX_UNIT', 'STEP_SIZE', 'ISOLATE', 'SAME_SUBTREE', 'SUMMED_CAPACITY']);
+  const score = (t: TreeExplanation) => {
+    const keys = new Set(t.problems.map(reasonKey));
+    let weight = 0;
+    for (const key of keys) {
+      const kind = key.split('/')[0] as ProblemKind;
+      weight += far.has(kind) ? 100 : amounts.has(kind) ? 1 : 10;
+    }
+    // Per class, the smallest share of the amount missing on some provider.
+    const short = new Map<string, number>();
+    for (const p of t.problems) {
+      if (p.kind !== 'CAPACITY_EXCEEDED' || !p.amount) continue;
+      const share = (p.used! + p.amount - p.capacity!) / p.amount;
+      short.set(p.resourceClass!, Math.min(short.get(p.resourceClass!) ?? Infinity, share));
+    }
+    return weight + [...short.values()].reduce((a, b) => a + b, 0) / 10;
+  };
+  return trees
+    .map((t) => [score(t), t] as const)
+    .sort((a, b) => a[0] - b[0] || a[1].rootId - b[1].rootId)
+    .slice(0, CLOSEST)
+    .map(([, t]) => t);
+}
+
+function summarize(trees: TreeExplanation[], candidates: TreeExplanation[], reasons: ReasonCount[], closest: TreeExplanation[], nameOf: (id: number) => string): string {
+  const parts: string[] = [];
+  const others = trees.length - candidates.length;
+  if (!trees.length) return 'There is no provider tree.';
+  if (candidates.length) {
+    parts.push(`${candidates.length} of ${plural(trees.length, 'tree')} ${candidates.length === 1 ? 'is a candidate' : 'are candidates'}: ${nameList(candidates.map((t) => nameOf(t.rootId)))}.`);
+    if (others) parts.push(`The other ${others} ${others === 1 ? 'is' : 'are'} not:`);
+  } else parts.push(`No tree is a candidate (${plural(trees.length, 'tree')} explained). Why:`);
+  // Reasons of the very same trees (e.g. two classes missing) are told together.
+  const byTrees = new Map<string, ReasonCount[]>();
+  for (const r of reasons) {
+    const key = r.rootIds.join();
+    byTrees.set(key, [...(byTrees.get(key) ?? []), r]);
+  }
+  const lines = [...byTrees.values()];
+  const shown = lines.slice(0, 6).map((same) => `${plural(same[0].trees, 'tree')}, ${same.map((r) => r.description).join(' and ')} (${nameList(same[0].rootIds.map(nameOf), 3)})`);
+  if (lines.length > shown.length) shown.push(`${plural(lines.length - shown.length, 'other reason')}`);
+  if (shown.length) parts.push(`${shown.join('; ')}.`);
+  if (closest.length) {
+    const [first] = closest;
+    parts.push(`Closest: ${nameList(closest.map((t) => nameOf(t.rootId)))}. In ${nameOf(first.rootId)}: ${first.problems.map((p) => p.message).join(' ')}`);
+  }
+  return parts.join(' ');
 }
 
 export class UnknownProvider extends Error {
