@@ -45,3 +45,71 @@ describe('the cost of explaining', () => {
     expect(deep.errors?.[0].message).toMatch(/Estimated query cost \d+ exceeds the limit maxCost/);
   });
 });
+
+const SUMMARY = `query($request: CandidatesRequest!) {
+  explainCandidates(request: $request, candidate: false, first: 3) {
+    totalCount explainedTrees candidateTrees summary
+    closest { root { name } problems { kind message } }
+    reasons { kind group resourceClass traits aggregates description trees roots(first: 3) { name } example }
+    nodes { root { name } candidate }
+  }
+}`;
+
+describe('what an operator reads when nothing fits (demo cloud)', () => {
+  const h = harness(demoCloud());
+  const AGG_GPU = '1d0f032c-9b2b-5296-aaf3-794d077c7983';
+  const explainOf = async (request: unknown) => (await h.gql(SUMMARY, { request })).data.explainCandidates;
+  const vm = (vcpu: number, extra: object = {}) => ({ groups: [{ resources: [{ resourceClass: 'VCPU', amount: vcpu }, { resourceClass: 'MEMORY_MB', amount: 2048 }], ...extra }] });
+
+  it('too much VCPU: the reasons per class with the most free, and the closest trees with their numbers', async () => {
+    const e = await explainOf(vm(200));
+    expect(e).toMatchObject({ explainedTrees: 20, candidateTrees: 0, totalCount: 20 });
+    expect(e.reasons[0]).toMatchObject({ kind: 'CAPACITY_EXCEEDED', group: '', resourceClass: 'VCPU', trees: 11, description: 'not 200 VCPU free on one provider, 120 at most' });
+    expect(e.reasons[0].roots.map((r: any) => r.name)).toEqual(['compute-01', 'compute-02', 'compute-03']);
+    expect(e.summary).toMatch(/^No tree is a candidate \(20 trees explained\)\. Why: 11 trees, not 200 VCPU free on one provider, 120 at most \(compute-01, compute-02, compute-03 and 8 more\); 9 trees, no provider with VCPU and no provider with MEMORY_MB \(ceph-pool-01, ironic-01, ironic-02 and 6 more\)\. Closest: /);
+    expect(e.closest[0]).toMatchObject({ root: { name: 'compute-06' }, problems: [{ kind: 'CAPACITY_EXCEEDED', message: 'compute-06: VCPU used 0 + requested 200 > capacity 120 (120 free).' }] });
+  });
+
+  it('member_of an aggregate without room: the tree in it comes first, the others are told once per tree', async () => {
+    const e = await explainOf(vm(30, { memberOf: [[AGG_GPU]] }));
+    expect(e.candidateTrees).toBe(0);
+    expect(e.closest[0].root.name).toBe('compute-11');
+    expect(e.closest[0].problems.map((p: any) => p.message)).toEqual([
+      'compute-11_numa0: VCPU used 16 + requested 30 > capacity 24 (8 free).',
+      'compute-11_numa1: VCPU used 0 + requested 30 > capacity 24 (24 free).',
+    ]);
+    const outside = e.reasons.find((r: any) => r.kind === 'NOT_IN_AGGREGATE');
+    expect(outside).toMatchObject({ trees: 10, aggregates: [AGG_GPU], description: `not in aggregate ${AGG_GPU}` });
+    const numa = await h.gql(`query($request: CandidatesRequest!, $provider: UUID) { explainCandidates(request: $request, provider: $provider) { nodes { problems { kind message } } } }`, {
+      request: vm(30, { memberOf: [[AGG_GPU]] }),
+      provider: 'fb291677-1a37-5b59-8a1b-8c257bb4e41e',
+    });
+    const problems = numa.data.explainCandidates.nodes[0].problems.filter((p: any) => p.kind === 'NOT_IN_AGGREGATE');
+    expect(problems.map((p: any) => p.message)).toEqual([
+      `Neither the root compute-09 nor its providers with the resources (compute-09_numa0 and compute-09_numa1) are in aggregate ${AGG_GPU} (member_of of the unsuffixed group).`,
+    ]);
+  });
+
+  it('isolate with one matching PF per tree names where each group could go', async () => {
+    const vf = (suffix: string) => ({ suffix, resources: [{ resourceClass: 'SRIOV_NET_VF', amount: 1 }], required: ['CUSTOM_PHYSNET_PUBLIC'] });
+    const e = await explainOf({ groups: [{ resources: [{ resourceClass: 'VCPU', amount: 2 }] }, vf('1'), vf('2')], groupPolicy: 'ISOLATE' });
+    expect(e.closest.map((t: any) => t.root.name)).toEqual(['compute-09', 'compute-10', 'compute-11']);
+    expect(e.closest[0].problems).toEqual([
+      {
+        kind: 'ISOLATE',
+        message:
+          'In the tree of compute-09, group_policy=isolate needs a different provider for each suffixed group, but group 1 only on compute-09_numa0_pf0; group 2 only on compute-09_numa0_pf0 (2 combinations refused).',
+      },
+    ]);
+  });
+
+  it('lists only the trees that are (or are not) candidates, with totals over every tree', async () => {
+    const request = { ...vm(100), rootRequired: ['CUSTOM_LICENSED_WINDOWS'], rootForbidden: ['COMPUTE_STATUS_DISABLED'] };
+    const e = await explainOf(request);
+    expect(e).toMatchObject({ explainedTrees: 20, candidateTrees: 2, totalCount: 18, closest: [] });
+    expect(e.nodes.every((n: any) => !n.candidate)).toBe(true);
+    expect(e.summary).toMatch(/^2 of 20 trees are candidates: compute-01 and compute-02\. The other 18 are not: 18 trees, the root lacks CUSTOM_LICENSED_WINDOWS, required by root_required/);
+    const only = await h.gql(`query($request: CandidatesRequest!) { explainCandidates(request: $request, candidate: true) { totalCount nodes { root { name } allocationRequests } } }`, { request });
+    expect(only.data.explainCandidates).toEqual({ totalCount: 2, nodes: [{ root: { name: 'compute-01' }, allocationRequests: 1 }, { root: { name: 'compute-02' }, allocationRequests: 1 }] });
+  });
+});

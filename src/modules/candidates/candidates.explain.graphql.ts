@@ -135,19 +135,26 @@ builder.queryField('explainCandidates', (t) =>
       args: {
         request: t.arg({ type: CandidatesRequestInputRef, required: true, description: 'The request, as for `candidates` (its limit is ignored).' }),
         provider: t.arg({ type: 'UUID', required: false, description: 'Explain only the tree of this provider; every tree when absent.' }),
+        candidate: t.arg.boolean({
+          required: false,
+          description: 'List only the trees that are (true) or are not (false) candidates; every tree when absent. The totals, reasons, summary and closest trees still cover every tree explained.',
+        }),
       },
       resolve: (_root, args, ctx) => {
         const explanation = explainCandidates(ctx.db, args.request as CandidatesRequestInput, args.provider ?? null);
         const { candidateTrees, reasons, closest, summary } = explanation;
-        return offsetConnection(args, arrayPage(explanation.trees)).then((page) => ({ ...page, candidateTrees, reasons, closest, summary })) as any;
+        const listed = args.candidate == null ? explanation.trees : explanation.trees.filter((tree) => tree.candidate === args.candidate);
+        const explainedTrees = explanation.trees.length;
+        return offsetConnection(args, arrayPage(listed)).then((page) => ({ ...page, explainedTrees, candidateTrees, reasons, closest, summary })) as any;
       },
     },
     {
       name: 'CandidatesExplanation',
       description: 'A page of tree explanations, with totals over every tree explained.',
       fields: (c: any) => ({
-        totalCount: c.int({ description: 'How many trees were explained.', resolve: (p: { totalCount: number }) => p.totalCount }),
-        candidateTrees: c.int({ description: 'How many of them are candidates.', resolve: (p: { candidateTrees: number }) => p.candidateTrees }),
+        totalCount: c.int({ description: 'How many trees are listed (all those explained, or those `candidate` selects).', resolve: (p: { totalCount: number }) => p.totalCount }),
+        explainedTrees: c.int({ description: 'How many trees were explained (every tree, or the tree of `provider`).', resolve: (p: { explainedTrees: number }) => p.explainedTrees }),
+        candidateTrees: c.int({ description: 'How many of the trees explained are candidates.', resolve: (p: { candidateTrees: number }) => p.candidateTrees }),
         summary: c.string({
           description: 'In a few sentences: which trees are candidates, or, when none is, why (each reason with how many trees and which), and the closest trees.',
           resolve: (p: { summary: string }) => p.summary,

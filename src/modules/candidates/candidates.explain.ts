@@ -523,7 +523,7 @@ function summarize(trees: TreeExplanation[], candidates: TreeExplanation[], reas
   if (shown.length) parts.push(`${shown.join('; ')}.`);
   if (closest.length) {
     const [first] = closest;
-    parts.push(`Closest: ${nameList(closest.map((t) => nameOf(t.rootId)))}. In ${nameOf(first.rootId)}: ${first.problems.map((p) => p.message).join(' ')}`);
+    parts.push(`Closest: ${nameList(closest.map((t) => nameOf(t.rootId)))}. ${first.problems.map((p) => p.message).join(' ')}`);
   }
   return parts.join(' ');
 }
