@@ -111,7 +111,7 @@ function goldenPairs(folder: string): { name: string; scenario: string; results:
     });
 }
 
-for (const folder of ['fixtures', 'generated', 'listing']) {
+for (const folder of ['fixtures', 'generated', 'listing', 'edge']) {
   describe(`placementCandidates = Placement 8.0.0 (${folder})`, () => {
     for (const pair of goldenPairs(folder)) {
       const golden = read(pair.results);

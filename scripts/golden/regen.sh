@@ -3,7 +3,7 @@
 # Placement 8.0.0 (see test/golden/README.md). Run from the project root:
 #
 #   sh scripts/golden/regen.sh            # everything (~5 min)
-#   sh scripts/golden/regen.sh fixtures   # or: generated | listing
+#   sh scripts/golden/regen.sh fixtures   # or: generated | listing | edge
 #
 # Needs Debian's python3-placement (8.0.0) and python3-wsgi-intercept, run
 # with /usr/bin/python3; the oracle lives in ../shared/oracle.
@@ -47,4 +47,27 @@ if [ "$what" = all ] || [ "$what" = listing ]; then
     "$PY" "$O/placement_oracle.py" --compact \
       -o "$G/listing/$n.results.json" "$G/listing/$n.scenario.json"
   done
+fi
+
+if [ "$what" = all ] || [ "$what" = edge ]; then
+  mkdir -p $G/edge
+  # hand-shaped tricky clouds with random queries (scripts/golden/edge_cases.py);
+  # queries Placement answers with 500 (a crash, not an answer) are pruned
+  for s in 1 2 3 4 5 6 7 8; do
+    n=edge_seed$s
+    python3 scripts/golden/edge_cases.py "$s" -o "$G/edge/$n.scenario.json"
+    "$PY" "$O/placement_oracle.py" --compact \
+      -o "$G/edge/$n.results.json" "$G/edge/$n.scenario.json"
+    python3 scripts/golden/edge_cases.py --prune "$G/edge/$n.scenario.json" "$G/edge/$n.results.json"
+  done
+  # fresh generator clouds not used elsewhere
+  for sn in "11 30" "12 90" "13 250"; do
+    set -- $sn
+    n=seed$1_size$2
+    python3 "$O/gen_scenario.py" "$1" "$2" -o "$G/edge/$n.scenario.json"
+    "$PY" "$O/placement_oracle.py" --compact \
+      -o "$G/edge/$n.results.json" "$G/edge/$n.scenario.json"
+  done
+  # keep the folder small: every results file gzipped (-n: reproducible bytes)
+  gzip -9 -n -f "$G"/edge/*.results.json
 fi
