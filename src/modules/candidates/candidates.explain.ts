@@ -295,6 +295,19 @@ class Explainer {
       const message = `In the tree of ${this.name(root)}, no provider with ${plan.group.resources.map(([rc]) => rc).join(' or ')} (${nameList(givers)}) has ${what}${note}.`;
       result.add(problem(kind, message, { ...base, providerId: root, traits: [...set] }));
     }
+    // The root in an excluded aggregate shuts the whole tree: once for the tree.
+    const excluded = group.forbiddenAggregates.filter((u) => this.facts.members.get(u)!.has(root));
+    if (excluded.length) {
+      for (const p of [...result]) if (p.kind === 'IN_FORBIDDEN_AGGREGATE') result.delete(p);
+      const which = `${excluded.length === 1 ? 'aggregate' : 'aggregates'} ${excluded.join(', ')}`;
+      result.add(
+        problem('IN_FORBIDDEN_AGGREGATE', `The root ${this.name(root)} is in ${which}, which notMemberOf of the unsuffixed group excludes: none of its tree's providers can serve it.`, {
+          ...base,
+          providerId: root,
+          aggregates: excluded,
+        }),
+      );
+    }
     // The same aggregates missing on several providers: once for the tree (member_of spans from the root).
     const outside = [...result].filter((p) => p.kind === 'NOT_IN_AGGREGATE' && !checks.find((c) => c.providerId === p.providerId)?.sharing);
     if (outside.length > 1 && outside.every((p) => p.aggregates.join() === outside[0].aggregates.join())) {
@@ -372,7 +385,8 @@ class Explainer {
     }
     const bad = group.forbiddenAggregates.filter((u) => facts.members.get(u)!.has(id) || (group.suffix === '' && facts.members.get(u)!.has(root)));
     if (bad.length) {
-      const who = group.suffix === '' && id !== root ? `${name} or its root ${this.name(root)}` : name;
+      const itself = bad.some((u) => facts.members.get(u)!.has(id));
+      const who = itself ? `${name}${viaSharing ? ' (sharing provider)' : ''}` : `The root ${this.name(root)} (for ${name})`;
       result.push(problem('IN_FORBIDDEN_AGGREGATE', `${who} is in ${bad.length === 1 ? 'aggregate' : 'aggregates'} ${bad.join(', ')}, which notMemberOf of ${groupName(group.suffix)} excludes.`, { ...base, aggregates: bad }));
     }
     return result;
@@ -498,6 +512,7 @@ function nearest(trees: TreeExplanation[]): TreeExplanation[] {
   };
   return trees
     .map((t) => [score(t), t] as const)
+    .filter(([points]) => points < 100)
     .sort((a, b) => a[0] - b[0] || a[1].rootId - b[1].rootId)
     .slice(0, CLOSEST)
     .map(([, t]) => t);
