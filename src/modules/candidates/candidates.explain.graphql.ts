@@ -162,7 +162,9 @@ builder.queryField('explainCandidates', (t) =>
         closest: c.field({
           type: [TreeExplanationRef],
           extensions: listSize(3),
-          description: 'When no tree is a candidate: up to 3 trees with the fewest reasons against them (a missing resource class weighs most, then the smallest shortfall), nearest first. Empty when some tree is a candidate.',
+          description:
+            'When no tree is a candidate: up to 3 trees with the fewest reasons against them, nearest first (traits, aggregates and the root weigh more than amounts and combinations; ' +
+            'ties go to the smallest shortfall). Trees missing a class entirely or outside in_tree are never listed; empty when some tree is a candidate.',
           resolve: (p: { closest: E.TreeExplanation[] }) => p.closest,
         }),
         reasons: c.field({
