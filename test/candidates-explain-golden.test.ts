@@ -56,7 +56,7 @@ describe.each(['fixtures', 'generated', 'listing'])('explainCandidates agrees wi
           const own = providers.filter((u) => !sharing.has(u));
           for (const u of own.length ? own : providers) used.add(rootOf(u));
         }
-        const explained = explainCandidates(db, request);
+        const explained = await explainCandidates(db, request);
         const candidates = new Set(explained.trees.filter((t) => t.candidate).map((t) => t.rootUuid));
         expect([...candidates].sort(), query).toEqual([...used].sort());
         expect(explained.candidateTrees).toBe(used.size);

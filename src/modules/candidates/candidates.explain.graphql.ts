@@ -140,8 +140,8 @@ builder.queryField('explainCandidates', (t) =>
           description: 'List only the trees that are (true) or are not (false) candidates; every tree when absent. The totals, reasons, summary and closest trees still cover every tree explained.',
         }),
       },
-      resolve: (_root, args, ctx) => {
-        const explanation = explainCandidates(ctx.db, args.request as CandidatesRequestInput, args.provider ?? null);
+      resolve: async (_root, args, ctx) => {
+        const explanation = await explainCandidates(ctx.db, args.request as CandidatesRequestInput, args.provider ?? null);
         const { candidateTrees, reasons, closest, summary } = explanation;
         const listed = args.candidate == null ? explanation.trees : explanation.trees.filter((tree) => tree.candidate === args.candidate);
         const explainedTrees = explanation.trees.length;

@@ -5,7 +5,7 @@ import { statement } from '../../db/sql.js';
 import { fits, type CapacityRow } from './candidates.data.js';
 import { CandidateIndex } from './candidates.index.js';
 import type { SearchGroup, SearchRequest } from './candidates.request.js';
-import { Enumerator, SearchFacts, countChoices, planGroups, type GroupPlan } from './candidates.search.js';
+import { Enumerator, SearchFacts, countChoices, planGroups, yieldToEventLoop, type GroupPlan } from './candidates.search.js';
 
 export type ProblemKind =
   | 'NO_INVENTORY'
@@ -109,6 +109,8 @@ export interface CandidatesExplanation {
 
 /** Trees listed in `closest`. */
 const CLOSEST = 3;
+/** Trees explained between two yields to the event loop (10,000 trees take about a second). */
+const TREES_PER_SLICE = 500;
 
 /** Most allocation requests counted per tree. */
 const COUNT_LIMIT = 10_000;
@@ -292,7 +294,7 @@ class Explainer {
       const kind = set.length === 1 ? 'REQUIRED_TRAIT_MISSING' : 'ANY_OF_UNMET';
       const what = set.length === 1 ? `trait ${set[0]}` : `any of ${set.join(', ')}`;
       const givers = checks.filter((c) => c.resources.some((r) => r.capacity !== null)).map((c) => this.name(c.providerId));
-      const message = `In the tree of ${this.name(root)}, no provider with ${plan.group.resources.map(([rc]) => rc).join(' or ')} (${nameList(givers)}) has ${what}${note}.`;
+      const message = `In the tree of ${this.name(root)}, no provider with ${nameList(plan.group.resources.map(([rc]) => rc), Infinity).replace(/ and ([^ ]+)$/, ' or $1')} (${nameList(givers)}) has ${what}${note}.`;
       result.add(problem(kind, message, { ...base, providerId: root, traits: [...set] }));
     }
     // The root in an excluded aggregate shuts the whole tree: once for the tree.
@@ -412,7 +414,7 @@ function amountProblem(rc: string, amount: number, row: CapacityRow, name: strin
  * Explains every tree (or the tree of one provider): per tree whether it is a candidate and why not,
  * and over all of them the reasons counted by the number of trees they keep out.
  */
-export function explain(db: Db, request: SearchRequest, providerUuid: string | null): CandidatesExplanation {
+export async function explain(db: Db, request: SearchRequest, providerUuid: string | null): Promise<CandidatesExplanation> {
   const index = CandidateIndex.of(db);
   const facts = new SearchFacts(index, { ...request, limit: null }, true);
   // Every class whole (sharing providers of other trees count too).
@@ -427,7 +429,11 @@ export function explain(db: Db, request: SearchRequest, providerUuid: string | n
   }
   const rows = statement(db, 'SELECT id, name, uuid FROM resource_providers').raw(true).all() as [number, string, string][];
   const explainer = new Explainer(facts, plans, new Map(rows.map(([id, name, uuid]) => [id, { name, uuid }])));
-  const explained = roots.map((root) => explainer.explain(root));
+  const explained: TreeExplanation[] = [];
+  for (const root of roots) {
+    explained.push(explainer.explain(root));
+    if (explained.length % TREES_PER_SLICE === 0) await yieldToEventLoop();
+  }
   const tally = new Map<string, ReasonCount>();
   for (const tree of explained) {
     if (tree.candidate) continue;

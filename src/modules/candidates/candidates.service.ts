@@ -67,11 +67,12 @@ function toInput(request: SearchRequest): CandidatesRequestInput {
 
 /**
  * Why each provider tree (or the tree of one provider) is or is not a candidate for a structured
- * request. Bad requests throw QueryError with Placement's status and message.
+ * request, yielding to the event loop between slices of trees. Bad requests throw QueryError with
+ * Placement's status and message.
  */
-export function explainCandidates(db: Db, request: CandidatesRequestInput, providerUuid: string | null = null): CandidatesExplanation {
+export async function explainCandidates(db: Db, request: CandidatesRequestInput, providerUuid: string | null = null): Promise<CandidatesExplanation> {
   try {
-    return explain(db, fromInput(request), providerUuid);
+    return await explain(db, fromInput(request), providerUuid);
   } catch (error) {
     if (error instanceof RequestRejected) throw new QueryError(error.message, error.status);
     if (error instanceof UnknownProvider) throw new QueryError(error.message, 404);

@@ -38,7 +38,7 @@ function relaxations(request: CandidatesRequestInput): { without: string; reques
  * provider trees, then each constraint that alone rules every tree out.
  */
 export async function explainNoCandidates(db: Db, request: CandidatesRequestInput, options: CandidatesOptions): Promise<string[]> {
-  const explanation = explainCandidates(db, request);
+  const explanation = await explainCandidates(db, request);
   const trees = explanation.trees.length;
   if (trees === 0) return ['There is no resource provider.'];
   const reasons = explanation.reasons.map((r) => `${r.trees} of ${trees} provider trees: ${r.example}`);
