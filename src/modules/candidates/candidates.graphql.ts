@@ -107,6 +107,12 @@ builder.queryFields((t) => ({
   }),
 }));
 
+/** Candidate answers written straight to JSON (server/answer-json.ts): the root fields, and the types shared across an answer. */
+export const CANDIDATE_ANSWER_JSON = {
+  rootFields: new Set(['candidates', 'placementCandidates']),
+  sharedTypes: new Set(['ResourceProvider', 'ProviderSummary', 'ResourceAmount', 'SummaryResource']),
+};
+
 const CANDIDATE_FIELDS = new Set(['candidates', 'placementCandidates', 'explainCandidates', 'bootCandidates']);
 
 /** Whether a document asks for candidates at its top level (such answers are worth compiling the query for). */

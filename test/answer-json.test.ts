@@ -1,0 +1,108 @@
+// Candidate answers written straight to JSON (src/server/answer-json.ts) must be byte for byte what
+// ordinary GraphQL execution answers, and every operation the writer does not handle must still be
+// answered (by execution) exactly as GraphQL specifies.
+import { execute, parse } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { createContext } from '../src/context.js';
+import { getSchema } from '../src/schema.js';
+import { CANDIDATE_ANSWER_JSON } from '../src/modules/candidates/candidates.graphql.js';
+import { planAnswer } from '../src/server/answer-json.js';
+import { demoCloud, harness } from './helpers.js';
+
+const h = harness(demoCloud());
+const schema = getSchema();
+
+/** What graphql-js answers, serialized as yoga serializes it. */
+async function executed(query: string, variables: Record<string, unknown> = {}) {
+  return JSON.stringify(await execute({ schema, document: parse(query), variableValues: variables, contextValue: createContext(h.db) }));
+}
+
+async function served(query: string, variables: Record<string, unknown> = {}) {
+  const response = await h.yoga.fetch('http://test/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  return response.text();
+}
+
+const writable = (query: string) => planAnswer(schema, parse(query), undefined, CANDIDATE_ANSWER_JSON) !== null;
+
+const FULL = `query($query: String!) {
+  placementCandidates(query: $query) {
+    __typename
+    ... on RequestError { status message }
+    ... on Candidates {
+      count truncated
+      allocationRequests { allocations { provider { uuid name } resources { resourceClass amount } } mappings { suffix providers { uuid } } }
+      providerSummaries { provider { uuid } parentProviderUuid rootProviderUuid resources { resourceClass capacity used } traits }
+    }
+  }
+}`;
+
+const cases: [string, string, Record<string, unknown>][] = [
+  ['the full answer', FULL, { query: 'resources=VCPU:1,MEMORY_MB:512' }],
+  ['an answer with sharing providers and granular groups', FULL, { query: 'resources=VCPU:1,DISK_GB:10&resources1=SRIOV_NET_VF:1&group_policy=isolate' }],
+  ['a refused request', FULL, { query: 'resources=VCPU:0' }],
+  ['an empty answer', FULL, { query: 'resources=VCPU:100000' }],
+  [
+    'aliases, named fragments, a repeated field and __typename at the root',
+    `fragment Amount on ResourceAmount { rc: resourceClass amount }
+     fragment Found on Candidates { n: count allocationRequests { allocations { resources { ...Amount } } } }
+     query($query: String!) {
+       __typename
+       first: placementCandidates(query: $query) { ... on Candidates { ...Found count allocationRequests { allocations { provider { uuid } } } } }
+       second: placementCandidates(query: "resources=DISK_GB:10") { ... on CandidatesResult { __typename } ... on Candidates { count } }
+     }`,
+    { query: 'resources=VCPU:2&limit=3' },
+  ],
+  [
+    'the structured request',
+    `query($request: CandidatesRequest!) { candidates(request: $request) { ... on Candidates { count allocationRequests { mappings { suffix providers { name } } } } } }`,
+    { request: { groups: [{ resources: [{ resourceClass: 'VCPU', amount: 1 }], required: ['HW_CPU_X86_AVX2'] }], limit: 5 } },
+  ],
+];
+
+describe('candidate answers written as JSON', () => {
+  for (const [name, query, variables] of cases) {
+    it(`${name}: written directly, the same bytes as execution`, async () => {
+      expect(writable(query)).toBe(true);
+      const body = await served(query, variables);
+      expect(JSON.parse(body).errors).toBeUndefined();
+      expect(body).toBe(await executed(query, variables));
+    });
+  }
+
+  const executedCases: [string, string, Record<string, unknown>][] = [
+    ['a resolver field below the answer', `{ placementCandidates(query: "resources=VCPU:1") { ... on Candidates { providerSummaries { provider { uuid parent { name } traits } } } } }`, {}],
+    ['a directive', `query($on: Boolean!) { placementCandidates(query: "resources=VCPU:1") { ... on Candidates { count @include(if: $on) truncated } } }`, { on: false }],
+    ['another root field', `{ placementCandidates(query: "resources=VCPU:1") { ... on Candidates { count } } resourceProviders(first: 2) { totalCount } }`, {}],
+  ];
+  for (const [name, query, variables] of executedCases) {
+    it(`${name}: executed, the same answer`, async () => {
+      expect(writable(query)).toBe(false);
+      expect(JSON.parse(await served(query, variables))).toEqual(JSON.parse(await executed(query, variables)));
+    });
+  }
+
+  it('a bad variable is reported as execution reports it', async () => {
+    const body = JSON.parse(await served(FULL, { query: 12 }));
+    expect(body.data).toBeUndefined();
+    expect(body.errors[0].message).toMatch(/Variable "\$query" got invalid value 12/);
+  });
+
+  it('shared pieces are written from the current data: a change shows in the next answer', async () => {
+    const query = `{ placementCandidates(query: "resources=VCPU:1") { ... on Candidates { providerSummaries { provider { uuid } resources { resourceClass used } } } } }`;
+    const usedOf = (body: string, uuid: string) =>
+      JSON.parse(body).data.placementCandidates.providerSummaries.find((s: any) => s.provider.uuid === uuid).resources.find((r: any) => r.resourceClass === 'VCPU').used;
+    const uuid = '6a8f40e8-5319-5d5e-8a89-ecb6de64c990';
+    const before = usedOf(await served(query), uuid);
+    const consumer = 'f0000000-0000-0000-0000-00000000abcd';
+    const set = await h.gql(
+      `mutation($input: SetAllocationsInput!) { setAllocations(input: $input) { __typename } }`,
+      { input: { consumerUuid: consumer, projectId: 'p', userId: 'u', consumerGeneration: null, allocations: [{ providerUuid: uuid, resources: [{ resourceClass: 'VCPU', amount: 2 }] }] } },
+    );
+    expect(set.data.setAllocations.__typename).not.toMatch(/Invalid|Conflict|NotFound|Exceeded/);
+    expect(usedOf(await served(query), uuid)).toBe(before + 2);
+  });
+});
