@@ -98,7 +98,7 @@ describe('what an operator reads when nothing fits (demo cloud)', () => {
       {
         kind: 'ISOLATE',
         message:
-          'In the tree of compute-09, group_policy=isolate needs a different provider for each suffixed group, but group 1 only on compute-09_numa0_pf0; group 2 only on compute-09_numa0_pf0 (2 combinations refused).',
+          'In the tree of compute-09, group_policy=isolate needs a different provider for each suffixed group, but group 1 can only use compute-09_numa0_pf0 and group 2 can only use compute-09_numa0_pf0 (2 combinations refused).',
       },
     ]);
   });

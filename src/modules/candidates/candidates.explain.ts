@@ -182,12 +182,12 @@ class Explainer {
     return { rootId: root, rootUuid: this.providers.get(root)!.uuid, candidate: problems.length === 0 && allocationRequests > 0, allocationRequests: problems.length ? 0 : allocationRequests, problems, groups };
   }
 
-  /** Where each group could go in this tree on its own: "group 1 on pf0, pf1; group 2 on pf0". */
+  /** Where each group could go in this tree on its own: "group 1 can only use pf0 and pf1 and group 2 can only use pf0". */
   private placesOf(root: number, suffixes: (s: string) => boolean): string {
     return this.plans
       .filter((p) => suffixes(p.group.suffix))
-      .map((p) => `${groupName(p.group.suffix)} only on ${nameList([...new Set((p.optionsByAnchor.get(root) ?? []).flat())].map((id) => this.name(id)))}`)
-      .join('; ');
+      .map((p) => `${groupName(p.group.suffix)} can only use ${nameList([...new Set((p.optionsByAnchor.get(root) ?? []).flat())].map((id) => this.name(id)))}`)
+      .join(' and ');
   }
 
   private combinationProblems(enumerator: Enumerator, root: number): CandidateProblem[] {
