@@ -90,6 +90,16 @@ describe('what an operator reads when nothing fits (demo cloud)', () => {
     ]);
   });
 
+  it('a trait nobody giving resources has: the trees holding it on their root come closest, and say so', async () => {
+    const e = await explainOf(vm(2, { required: ['HW_CPU_X86_AVX512F'] }));
+    expect(e.reasons[0]).toMatchObject({ kind: 'REQUIRED_TRAIT_MISSING', trees: 11, traits: ['HW_CPU_X86_AVX512F'], description: 'no provider with the resources has HW_CPU_X86_AVX512F' });
+    expect(e.closest.map((t: any) => t.root.name)).toEqual(['compute-09', 'compute-10', 'compute-11']);
+    expect(e.closest[0].problems[0].message).toBe(
+      'In the tree of compute-09, no provider with VCPU or MEMORY_MB (compute-09_numa0 and compute-09_numa1) has trait HW_CPU_X86_AVX512F ' +
+        '(the root compute-09 has HW_CPU_X86_AVX512F but gives none of the resources, so it does not count).',
+    );
+  });
+
   it('isolate with one matching PF per tree names where each group could go', async () => {
     const vf = (suffix: string) => ({ suffix, resources: [{ resourceClass: 'SRIOV_NET_VF', amount: 1 }], required: ['CUSTOM_PHYSNET_PUBLIC'] });
     const e = await explainOf({ groups: [{ resources: [{ resourceClass: 'VCPU', amount: 2 }] }, vf('1'), vf('2')], groupPolicy: 'ISOLATE' });

@@ -39,6 +39,8 @@ export interface CandidateProblem {
   used: number | null;
   traits: string[];
   aggregates: string[];
+  /** Not in the answer: the missing traits are in the tree, only not on a provider giving resources (closer than absent). */
+  inTree?: boolean;
 }
 
 export interface ResourceCheck {
@@ -295,7 +297,8 @@ class Explainer {
       const what = set.length === 1 ? `trait ${set[0]}` : `any of ${set.join(', ')}`;
       const givers = checks.filter((c) => c.resources.some((r) => r.capacity !== null)).map((c) => this.name(c.providerId));
       const message = `In the tree of ${this.name(root)}, no provider with ${nameList(plan.group.resources.map(([rc]) => rc), Infinity).replace(/ and ([^ ]+)$/, ' or $1')} (${nameList(givers)}) has ${what}${note}.`;
-      result.add(problem(kind, message, { ...base, providerId: root, traits: [...set] }));
+      const inTree = (this.facts.index.treeMembers().get(root) ?? []).some((id) => set.some((t) => this.facts.holdersOf(t).has(id)));
+      result.add(problem(kind, message, { ...base, providerId: root, traits: [...set], inTree }));
     }
     // The root in an excluded aggregate shuts the whole tree: once for the tree.
     const excluded = group.forbiddenAggregates.filter((u) => this.facts.members.get(u)!.has(root));
@@ -501,12 +504,9 @@ function nearest(trees: TreeExplanation[]): TreeExplanation[] {
   const far = new Set<ProblemKind>(['NO_INVENTORY', 'NOT_IN_TREE', 'RESOURCELESS_GROUP', 'SHARING_ONLY']);
   const amounts = new Set<ProblemKind>(['CAPACITY_EXCEEDED', 'BELOW_MIN_UNIT', 'ABOVE_MAX_UNIT', 'STEP_SIZE', 'ISOLATE', 'SAME_SUBTREE', 'SUMMED_CAPACITY']);
   const score = (t: TreeExplanation) => {
-    const keys = new Set(t.problems.map(reasonKey));
+    const keys = new Map(t.problems.map((p) => [reasonKey(p), p]));
     let weight = 0;
-    for (const key of keys) {
-      const kind = key.split('/')[0] as ProblemKind;
-      weight += far.has(kind) ? 100 : amounts.has(kind) ? 1 : 10;
-    }
+    for (const p of keys.values()) weight += far.has(p.kind) ? 100 : amounts.has(p.kind) ? 1 : p.inTree ? 5 : 10;
     // Per class, the smallest share of the amount missing on some provider.
     const short = new Map<string, number>();
     for (const p of t.problems) {
