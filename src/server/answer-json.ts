@@ -49,8 +49,7 @@ export interface AnswerPlan {
 
 class Compiler {
   private readonly fragments = new Map<string, FragmentDefinitionNode>();
-  /** Generated function declarations, and the values they refer to by index. */
-  private readonly functions: string[] = [];
+  /** Values the generated code refers to by index. */
   private readonly leaves: GraphQLLeafType[] = [];
   private readonly unions: GraphQLUnionType[] = [];
 
@@ -87,85 +86,108 @@ class Compiler {
     return !!abstract && (isUnionType(abstract) || 'getInterfaces' in abstract) && this.schema.isSubType(abstract as any, type);
   }
 
-  /**
-   * Declares a generated writer with this body and returns its name: it writes value `v` as JSON
-   * pieces into `out`, joined once at the end (a string built by `+=` costs as much again to flatten).
-   */
-  private declare(body: string): string {
-    const name = `w${this.functions.length}`;
-    this.functions.push(`function ${name}(v, c, out) {\n${body}\n}`);
-    return name;
+  private names = 0;
+
+  /** A fresh variable name for generated code. */
+  private name(prefix: string): string {
+    return `${prefix}${this.names++}`;
   }
 
-  /** The name of a writer for values of `type` with this selection. */
-  writer(type: GraphQLOutputType, fieldNodes: FieldNode[]): string {
-    if (isNonNullType(type)) return this.declare(`if (v === null || v === undefined) U();\n${this.writer(type.ofType, fieldNodes)}(v, c, out);`);
-    const orNull = 'if (v === null || v === undefined) { out.push("null"); return; }\n';
-    if (isListType(type)) {
-      const item = this.writer(type.ofType, fieldNodes);
-      return this.declare(
-        `${orNull}if (!Array.isArray(v)) U();\nout.push("[");\nfor (let i = 0; i < v.length; i++) { if (i) out.push(","); ${item}(v[i], c, out); }\nout.push("]");`,
-      );
+  /**
+   * Emits code writing the value of expression `value` (of `type`, with this selection) as JSON pieces
+   * into the array `out`. Selections are finite, so the code is inlined all the way down and constant
+   * text is merged into as few pieces as possible; the pieces are joined once at the end (per piece
+   * is what large answers cost, and a string built by `+=` costs as much again to flatten).
+   */
+  private emit(code: Code, type: GraphQLOutputType, nodes: FieldNode[], value: string, nonNull = false): void {
+    if (isNonNullType(type)) {
+      const v = code.local(this.name('v'), value);
+      code.statement(`if (${v} === null || ${v} === undefined) U();`);
+      return this.emit(code, type.ofType, nodes, v, true);
     }
-    if (isLeafType(type)) return this.declare(orNull + this.leaf(type));
-    const selections = fieldNodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
+    if (!nonNull) {
+      const v = code.local(this.name('v'), value);
+      code.branch(`${v} === null || ${v} === undefined`, (yes) => yes.constant('null'), (no) => this.emit(no, type, nodes, v, true));
+      return;
+    }
+    if (isListType(type)) {
+      const [list, i] = [code.local(this.name('l'), value), this.name('i')];
+      code.statement(`if (!Array.isArray(${list})) U();`);
+      code.constant('[');
+      code.loop(`for (let ${i} = 0; ${i} < ${list}.length; ${i}++) {`, (body) => {
+        body.separator(i);
+        this.emit(body, type.ofType, nodes, `${list}[${i}]`);
+      });
+      code.constant(']');
+      return;
+    }
+    if (isLeafType(type)) return this.leaf(code, type, code.local(this.name('s'), value));
+    const selections = nodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
     if (isObjectType(type)) {
-      const write = this.object(type, selections);
-      if (!this.options.sharedTypes.has(type.name)) return this.declare(`${orNull}${write}(v, c, out);`);
+      if (!this.options.sharedTypes.has(type.name)) return this.object(code, type, selections, value);
       // Shared objects: written once, for as long as the object lives.
-      const memo = `m${this.functions.length}`;
-      this.functions.push(`const ${memo} = new WeakMap();`);
-      return this.declare(
-        `${orNull}let json = ${memo}.get(v);\nif (json === undefined) { const o = []; ${write}(v, c, o); json = o.join(""); ${memo}.set(v, json); }\nout.push(json);`,
-      );
+      const [memo, v, json] = [this.name('m'), code.local(this.name('o'), value), this.name('j')];
+      code.declare(`const ${memo} = new WeakMap();`);
+      code.statement(`let ${json} = ${memo}.get(${v});`);
+      code.written(`${json} === undefined`, json, memo, v, (inner) => this.object(inner, type, selections, v));
+      return;
     }
     if (isUnionType(type)) {
       const index = this.unions.push(type) - 1;
-      const branches = type.getTypes().map((member) => `if (t === ${JSON.stringify(member.name)}) ${this.object(member, selections)}(v, c, out);`);
-      return this.declare(`${orNull}const t = unions[${index}].resolveType(v, c, undefined, unions[${index}]);\n${branches.join('\nelse ')}\nelse U();`);
+      const [v, t] = [code.local(this.name('u'), value), this.name('t')];
+      code.statement(`const ${t} = unions[${index}].resolveType(${v}, c, undefined, unions[${index}]);`);
+      code.cases(
+        type.getTypes().map((member) => [`${t} === ${JSON.stringify(member.name)}`, (branch: Code) => this.object(branch, member, selections, v)] as const),
+      );
+      return;
     }
-    return unwritable();
+    unwritable();
   }
 
-  private leaf(type: GraphQLLeafType): string {
+  private leaf(code: Code, type: GraphQLLeafType, v: string): void {
     // Built-in scalars checked inline: their serialize() coercions are the slow part of large answers.
     switch (type.name) {
       case 'String':
       case 'ID':
-        return 'if (typeof v !== "string") U();\nout.push(JSON.stringify(v));';
+        code.statement(`if (typeof ${v} !== "string") U();`);
+        return code.dynamic(`JSON.stringify(${v})`);
       case 'Int':
-        return 'if (!Number.isInteger(v) || v > 2147483647 || v < -2147483648) U();\nout.push("" + v);';
+        code.statement(`if (!Number.isInteger(${v}) || ${v} > 2147483647 || ${v} < -2147483648) U();`);
+        return code.dynamic(`"" + ${v}`);
       case 'Boolean':
-        return 'if (typeof v !== "boolean") U();\nout.push(v ? "true" : "false");';
+        code.statement(`if (typeof ${v} !== "boolean") U();`);
+        return code.dynamic(`${v} ? "true" : "false"`);
     }
     const index = this.leaves.push(type) - 1;
-    return `const s = leaves[${index}].serialize(v);\nif (s === undefined) U();\nout.push(JSON.stringify(s));`;
+    const s = this.name('s');
+    code.statement(`const ${s} = leaves[${index}].serialize(${v});`);
+    code.statement(`if (${s} === undefined) U();`);
+    code.dynamic(`JSON.stringify(${s})`);
   }
 
-  /** A writer of the selected fields of an object (never null here; `{}` when no field applies to its type). */
-  private object(type: GraphQLObjectType, selections: SelectionSetNode[]): string {
+  /** Writes the selected fields of an object (never null here; `{}` when no field applies to its type). */
+  private object(code: Code, type: GraphQLObjectType, selections: SelectionSetNode[], value: string): void {
     const grouped = new Map<string, FieldNode[]>();
     for (const s of selections) this.collect(type, s, grouped);
     const fields = type.getFields();
-    const lines: string[] = [];
-    let pending = '{';
+    const v = code.local(this.name('o'), value);
+    let first = true;
+    code.constant('{');
     for (const [key, nodes] of grouped) {
-      if (pending !== '{') pending += ',';
-      pending += JSON.stringify(key) + ':';
+      code.constant(`${first ? '' : ','}${JSON.stringify(key)}:`);
+      first = false;
       const name = nodes[0].name.value;
       if (name === '__typename') {
-        pending += JSON.stringify(type.name);
+        code.constant(JSON.stringify(type.name));
         continue;
       }
       const field = fields[name] ?? unwritable();
       // Only exposed properties without arguments: their value is the property, nothing to resolve.
       const property = field.extensions?.pothosExposedField;
       if (typeof property !== 'string' || field.args.length) return unwritable();
-      lines.push(`out.push(${JSON.stringify(pending)});`, `${this.writer(field.type, nodes)}(v[${JSON.stringify(property)}], c, out);`);
-      pending = '';
+      this.emit(code, field.type, nodes, `${v}[${JSON.stringify(property)}]`);
     }
-    lines.push(`out.push(${JSON.stringify(pending + '}')});`);
-    return this.declare(lines.join('\n'));
+    code.constant('}');
   }
 
   plan(operationName: string | undefined, document: DocumentNode): AnswerPlan {
@@ -173,24 +195,24 @@ class Compiler {
     if (operation.operation !== 'query' || operation.directives?.length) unwritable();
     const query = this.schema.getQueryType()!;
     const roots: { field: GraphQLField<unknown, unknown>; node: FieldNode }[] = [];
-    const lines: string[] = [];
-    let pending = '{"data":{';
+    const code = new Code('out');
+    code.constant('{"data":{');
+    let first = true;
     for (const [key, nodes] of this.collect(query, operation.selectionSet)) {
-      if (pending !== '{"data":{') pending += ',';
-      pending += JSON.stringify(key) + ':';
+      code.constant(`${first ? '' : ','}${JSON.stringify(key)}:`);
+      first = false;
       const name = nodes[0].name.value;
       if (name === '__typename') {
-        pending += JSON.stringify(query.name);
+        code.constant(JSON.stringify(query.name));
         continue;
       }
       if (!this.options.rootFields.has(name) || nodes.length > 1) unwritable();
       const field = query.getFields()[name];
-      lines.push(`out.push(${JSON.stringify(pending)});`, `${this.writer(field.type, nodes)}(values[${roots.length}], c, out);`);
+      this.emit(code, field.type, nodes, `values[${roots.length}]`);
       roots.push({ field, node: nodes[0] });
-      pending = '';
     }
-    lines.push(`out.push(${JSON.stringify(pending + '}}')});`);
-    const source = `${this.functions.join('\n')}\nreturn function answer(values, c) {\nconst out = [];\n${lines.join('\n')}\nreturn out.join("");\n};`;
+    code.constant('}}');
+    const source = `${code.declarations.join('\n')}\nreturn function answer(values, c) {\nconst out = [];\n${code.body()}\nreturn out.join("");\n};`;
     const write = new Function('U', 'leaves', 'unions', source)(unwritable, this.leaves, this.unions) as (values: unknown[], context: unknown) => string;
     const { schema } = this;
     const definitions = operation.variableDefinitions ?? [];
@@ -249,4 +271,89 @@ export function useAnswerJson(options: Options & { enableIf: (document: Document
       });
     },
   };
+}
+
+/**
+ * Generated code being written: statements, and constant JSON text not yet pushed (merged with the
+ * next constant, pushed before the next dynamic piece or control flow).
+ */
+class Code {
+  private readonly lines: string[] = [];
+  private pending = '';
+
+  constructor(
+    /** The array receiving the pieces. */
+    private readonly out: string,
+    /** Declarations shared by all the code (memo tables), outside the answer function. */
+    readonly declarations: string[] = [],
+  ) {}
+
+  constant(text: string) {
+    this.pending += text;
+  }
+
+  dynamic(expression: string) {
+    this.flush();
+    this.lines.push(`${this.out}.push(${expression});`);
+  }
+
+  /** A comma before every item of a list but the first (item index `i`). */
+  separator(i: string) {
+    this.flush();
+    this.lines.push(`if (${i}) ${this.out}.push(",");`);
+  }
+
+  statement(line: string) {
+    this.lines.push(line);
+  }
+
+  declare(line: string) {
+    this.declarations.push(line);
+  }
+
+  /** Binds an expression to a local name (evaluated once: it may be a getter). */
+  local(name: string, expression: string): string {
+    this.lines.push(`const ${name} = ${expression};`);
+    return name;
+  }
+
+  private flush() {
+    if (this.pending) this.lines.push(`${this.out}.push(${JSON.stringify(this.pending)});`);
+    this.pending = '';
+  }
+
+  private block(out: string, write: (code: Code) => void): string {
+    const inner = new Code(out, this.declarations);
+    write(inner);
+    return inner.body();
+  }
+
+  branch(condition: string, yes: (code: Code) => void, no: (code: Code) => void) {
+    this.flush();
+    this.lines.push(`if (${condition}) {`, this.block(this.out, yes), '} else {', this.block(this.out, no), '}');
+  }
+
+  cases(branches: readonly (readonly [string, (code: Code) => void])[]) {
+    this.flush();
+    for (const [condition, write] of branches) this.lines.push(`if (${condition}) {`, this.block(this.out, write), '} else');
+    this.lines.push('U();');
+  }
+
+  loop(head: string, body: (code: Code) => void) {
+    this.flush();
+    this.lines.push(head, this.block(this.out, body), '}');
+  }
+
+  /** Writes into a fresh array when `condition` holds, joined into `json` and kept in `memo`; then pushes `json`. */
+  written(condition: string, json: string, memo: string, key: string, write: (code: Code) => void) {
+    this.flush();
+    const pieces = `${json}p`;
+    this.lines.push(`if (${condition}) {`, `const ${pieces} = [];`, this.block(pieces, write), `${json} = ${pieces}.join("");`, `${memo}.set(${key}, ${json});`, '}');
+    this.lines.push(`${this.out}.push(${json});`);
+  }
+
+  body(): string {
+    this.flush();
+    return this.lines.join('\n');
+  }
 }
