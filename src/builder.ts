@@ -1,7 +1,7 @@
 // The Pothos builder: plugins, scalars and shared options. Types live in src/modules.
 import SchemaBuilder from '@pothos/core';
 import RelayPlugin from '@pothos/plugin-relay';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, valueFromASTUntyped } from 'graphql';
 import type { Context } from './context.js';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
@@ -48,14 +48,18 @@ export const builder = new SchemaBuilder<{
   },
 });
 
+const parseUuid = (value: unknown) => {
+  const uuid = typeof value === 'string' ? canonicalUuid(value) : null;
+  if (!uuid) throw new GraphQLError(`UUID must be a string like 8-4-4-4-12 hex digits; got ${JSON.stringify(value)}.`);
+  return uuid;
+};
+
 builder.scalarType('UUID', {
   description: 'A UUID in the 8-4-4-4-12 form (any case is accepted; answers are lower case).',
   serialize: (value) => value,
-  parseValue: (value) => {
-    const uuid = typeof value === 'string' ? canonicalUuid(value) : null;
-    if (!uuid) throw new GraphQLError(`UUID must be a string like 8-4-4-4-12 hex digits; got ${JSON.stringify(value)}.`);
-    return uuid;
-  },
+  parseValue: parseUuid,
+  // A literal is a string or nothing: no variables inside, so compiled queries can parse it once.
+  parseLiteral: (ast) => parseUuid(valueFromASTUntyped(ast)),
 });
 
 builder.scalarType('JSON', {
