@@ -3,6 +3,7 @@
 queries, in the oracle's scenario format (placement-oracle-scenario/1).
 
     edge_cases.py SEED [-o OUT.scenario.json] [--queries N]
+    edge_cases.py --prune SCENARIO RESULTS   # after recording: drop 500s
 
 Every choice comes from random.Random("placement-gql-edge:SEED"), so the same
 SEED always gives a byte-identical file.  Standard library only.
@@ -143,7 +144,7 @@ class Cloud(object):
         # Every 4th seed has no trees at all (Placement's has_trees switch),
         # every 4th + 1 no sharing providers (exists_sharing).
         self.flat = int(self.seed) % 4 == 0
-        self.no_sharing = int(self.seed) % 4 == 1
+        self.no_sharing = int(self.seed) % 4 == 1 or int(self.seed) % 8 == 0
         shapes = ["flat"] if self.flat else \
             ["flat", "numa", "numa", "deep", "childonly"]
         for i in range(r.randint(4, 6)):
@@ -205,6 +206,8 @@ class Cloud(object):
                             ["CUSTOM_PHYSNET0", "CUSTOM_PHYSNET1"])}
                         if r.random() < 0.3:
                             self.traits[pf].add("CUSTOM_A")
+                        if r.random() < 0.15:
+                            self.aggs[pf] = {r.choice(aggs)}
                         if shape == "deep" and r.random() < 0.7:
                             acc = self.add("cn%d-numa%d-pf%d-acc" % (i, k, j),
                                            pf)
@@ -226,6 +229,14 @@ class Cloud(object):
             self.sharing.add(ss)
             for rc in r.sample(SHAREABLE, r.randint(1, 2)):
                 self.inventory(ss, rc, r.randint(50, 500))
+            if r.random() < 0.25:
+                self.inventory(ss, "VCPU", r.randint(2, 16))
+            if r.random() < 0.3 and not self.flat:
+                kid = self.add("ss%d-child" % i, ss)
+                self.inventory(kid, r.choice(["VCPU", "SRIOV_NET_VF"]),
+                               r.randint(2, 8))
+                if r.random() < 0.5:
+                    self.traits[kid] = {r.choice(["CUSTOM_C", "HW_NIC_SRIOV"])}
             self.traits[ss] = {"MISC_SHARES_VIA_AGGREGATE"} | set(
                 r.sample(["STORAGE_DISK_SSD", "CUSTOM_A", "CUSTOM_C",
                           "COMPUTE_STATUS_DISABLED"], r.randint(0, 2)))
@@ -252,6 +263,10 @@ class Cloud(object):
 
     def with_rc(self, rc):
         return [u for u in self.uuids() if rc in self.inv.get(u, {})]
+
+    def shared_classes(self):
+        """Classes some sharing provider has an inventory of."""
+        return {rc for u in self.sharing for rc in self.inv.get(u, {})}
 
     def classes(self):
         return sorted({rc for rcs in self.inv.values() for rc in rcs})
@@ -404,8 +419,11 @@ class Queries(object):
         if not granular or r.random() < 0.75:
             k = r.choice([1, 1, 1, 2, 2, 3])
             unsuffixed = r.sample(classes, min(k, len(classes)))
-            if granular and not any(rc in NOT_SHAREABLE for rc in unsuffixed):
-                unsuffixed.append(r.choice(["VCPU", "MEMORY_MB"]))
+            shared = c.shared_classes()
+            if granular and all(rc in shared for rc in unsuffixed):
+                unsuffixed.append(r.choice(
+                    [rc for rc in ["VCPU", "MEMORY_MB", "SRIOV_NET_VF"]
+                     if rc not in shared]))
             if m < 25:
                 pass
         if unsuffixed:
@@ -467,6 +485,9 @@ class Queries(object):
         """Hand-picked shapes that random draws would rarely hit."""
         c, r = self.c, self.r
         aggs = c.agg_pool
+        # the unsuffixed group next to other groups: a class no sharing
+        # provider has (see the module docstring)
+        base = "VCPU:1" if "VCPU" not in c.shared_classes() else "MEMORY_MB:1"
         for rc in c.classes():
             for u in c.with_rc(rc)[:4]:
                 i = c.inv[u][rc]
@@ -488,7 +509,7 @@ class Queries(object):
                 self.add("edge_mv", mv, [("resources", "VCPU:1"),
                                          ("limit", "2")])
             if minor(mv) >= 25:
-                self.add("edge_mv", mv, [("resources", "VCPU:1"),
+                self.add("edge_mv", mv, [("resources", base),
                                          ("resources1", "SRIOV_NET_VF:1")])
         for a in aggs:
             for mv in ["1.39", "1.21"]:
@@ -496,7 +517,7 @@ class Queries(object):
                                           ("member_of", a)])
                 self.add("edge_agg", mv, [("resources", "DISK_GB:1"),
                                           ("member_of", a)])
-            self.add("edge_agg", "1.39", [("resources", "VCPU:1"),
+            self.add("edge_agg", "1.39", [("resources", base),
                                           ("resources1", "DISK_GB:1"),
                                           ("member_of1", a)])
             self.add("edge_agg", "1.39", [("resources", "VCPU:1,DISK_GB:1"),
@@ -506,7 +527,7 @@ class Queries(object):
         for u in c.uuids():
             self.add("edge_tree", "1.39", [("resources", "VCPU:1,DISK_GB:1"),
                                            ("in_tree", u)])
-            self.add("edge_tree", "1.39", [("resources", "VCPU:1"),
+            self.add("edge_tree", "1.39", [("resources", base),
                                            ("resources1", "DISK_GB:1"),
                                            ("in_tree1", u)])
         for t in TRAITS:
@@ -598,7 +619,7 @@ class Queries(object):
             ("1.24", "resources=VCPU:1&resources1=VCPU:1"),
             ("1.24", "resources=VCPU:1&group_policy=none"),
             ("1.32", "resources=VCPU:1&resources_X=VCPU:1"),
-            ("1.39", "resources=VCPU:1&resources_=MEMORY_MB:1"),
+            ("1.39", "resources=VCPU:1&resources_=DISK_GB:1"),
             ("1.39", "resources=VCPU:1&resources%s=VCPU:1" % ("x" * 65)),
             ("1.39", "resources=VCPU:1&resources.1=VCPU:1"),
             ("1.39", "resources=VCPU:1&resources0=SRIOV_NET_VF:1"),
@@ -669,9 +690,61 @@ class Queries(object):
             ("1.39", "resources=VCPU:1&root_required=CUSTOM_A,"),
             ("1.39", "resources=VCPU:1&root_required=CUSTOM_A,CUSTOM_NOPE"),
             ("1.39", "resources=VCPU:1&root_required=!CUSTOM_NOPE"),
+            ("1.39", "resources=VCPU:1&required=HW_CPU_X86_AVX2,,CUSTOM_A"),
+            ("1.39", "resources=VCPU:1&required=in:CUSTOM_A"),
+            ("1.39", "resources=VCPU:1&required=in:CUSTOM_A,CUSTOM_A"),
+            ("1.39", "resources=VCPU:1&required=in:CUSTOM_A,,CUSTOM_B"),
+            ("1.39", "resources=VCPU:1&required=!!CUSTOM_A"),
+            ("1.39", "resources=VCPU:1&required=CUSTOM_A,%20!CUSTOM_B"),
+            ("1.39", "resources=VCPU:1&member_of=in:%s,,%s" % (UNKNOWN, UNKNOWN)),
+            ("1.39", "resources=VCPU:1&member_of=in:%s,%s" % (UNKNOWN, UNKNOWN)),
+            ("1.39", "resources=VCPU:1&member_of=%s" % UNKNOWN.upper()),
+            ("1.39", "resources=VCPU:1&member_of=%s" % UNKNOWN.replace("-", "")),
+            ("1.39", "resources=VCPU:1&member_of=%%20%s" % UNKNOWN),
+            ("1.39", "resources=VCPU:1&in_tree=%%20%s" % UNKNOWN),
+            ("1.39", "resources=VCPU:1&in_tree=%s" % UNKNOWN.upper()),
+            ("1.39", "resources=VCPU:01"),
+            ("1.39", "resources=VCPU:+1"),
+            ("1.39", "resources=VCPU:%201"),
+            ("1.39", "resources=%20VCPU:1"),
+            ("1.39", "resources=VCPU:1&limit=1&limit=2"),
+            ("1.39", "resources=VCPU:1&limit=x&limit=2"),
+            ("1.39", "resources=VCPU:1&limit=2&limit=x"),
+            ("1.39", "resources=VCPU:1&limit=%2B1"),
+            ("1.39", "resources=VCPU:1&limit=1%20"),
+            ("1.39", "resources=VCPU:1&group_policy=none&group_policy=bad"),
+            ("1.39", "resources=VCPU:1&group_policy=bad&group_policy=none"),
+            ("1.39", "resources=VCPU:1&group_policy=none"),
+            ("1.39", "resources1=VCPU:1&required2=CUSTOM_A&same_subtree=1,2,2&group_policy=none"),
+            ("1.39", "resources1=VCPU:1&required2=CUSTOM_A&same_subtree=2,1&same_subtree=1&group_policy=none"),
+            ("1.39", "resources1=VCPU:1&required2=CUSTOM_A&same_subtree=%201,2&group_policy=none"),
+            ("1.39", "resources1=VCPU:1&resources2=VCPU:1&group_policy=isolate&same_subtree=1,2"),
+            ("1.36", "resources1=VCPU:1&required2=CUSTOM_A&same_subtree=1,2"),
+            ("1.39", "resources1=VCPU:1&required2=CUSTOM_A&same_subtree=1,2"),
+            ("1.39", "resources1=VCPU:1&required2=CUSTOM_A&required3=CUSTOM_B&same_subtree=1,3"),
+            ("1.35", "resources=VCPU:1&required=CUSTOM_A&required1=CUSTOM_B"),
+            ("1.35", "resources=VCPU:1&member_of1=%s" % UNKNOWN),
+            ("1.35", "resources=VCPU:1&in_tree1=%s" % UNKNOWN),
+            ("1.39", "resources=VCPU:1&in_tree1=%s" % UNKNOWN),
+            ("1.39", "resources1=VCPU:1&required=CUSTOM_A"),
+            ("1.39", "resources1=VCPU:1&member_of=%s" % UNKNOWN),
+            ("1.39", "resources1=VCPU:1&in_tree=%s" % UNKNOWN),
+            ("1.24", "resources=VCPU:1&required=!CUSTOM_A&member_of=in:%s,%s" % (UNKNOWN, UNKNOWN)),
+            ("1.20", "resources=VCPU:1&required=CUSTOM_A"),
+            ("1.16", "resources=VCPU:1&limit=1"),
+            ("1.10", "resources=VCPU:1&limit=1"),
+            ("1.10", "resources=VCPU:1&required=CUSTOM_A"),
+            ("1.10", "resources=VCPU:1&resources1=VCPU:1"),
+            ("1.10", "required=CUSTOM_A"),
+            ("1.30", "resources=VCPU:1&resources1=VCPU:1&in_tree1=%s&group_policy=none" % UNKNOWN),
         ]
+        # the unsuffixed group next to other groups: a class no sharing
+        # provider has (see the module docstring)
+        base = "VCPU:1" if "VCPU" not in self.c.shared_classes() \
+            else "MEMORY_MB:1"
         for mv, raw in bad:
-            self.add("edge_invalid", mv, raw=raw)
+            self.add("edge_invalid", mv,
+                     raw=raw.replace("resources=VCPU:1&", "resources=%s&" % base))
         # Placement looks names up group by group and stops at the first
         # group satisfied nowhere: a later unknown name is then no error.
         # (Two unknown names in one any-of set or among the forbidden ones
@@ -717,8 +790,11 @@ class Queries(object):
             "resources=VCPU:1&required1=HW_NUMA_ROOT&required2=HW_NIC_SRIOV&same_subtree=1,2&group_policy=none",
             "resources=VCPU:1&member_of1=%s&same_subtree=1" % a,
         ]
+        base = "VCPU:1" if "VCPU" not in self.c.shared_classes() \
+            else "MEMORY_MB:1"
         for raw in order:
-            self.add("edge_order", "1.39", raw=raw)
+            self.add("edge_order", "1.39",
+                     raw=raw.replace("resources=VCPU:1&", "resources=%s&" % base))
 
 
 def prune(scenario_path, results_path):

@@ -53,7 +53,7 @@ if [ "$what" = all ] || [ "$what" = edge ]; then
   mkdir -p $G/edge
   # hand-shaped tricky clouds with random queries (scripts/golden/edge_cases.py);
   # queries Placement answers with 500 (a crash, not an answer) are pruned
-  for s in 1 2 3 4 5 6 7 8; do
+  for s in 1 2 3 4 5 6 7 8 9 10 11 12; do
     n=edge_seed$s
     python3 scripts/golden/edge_cases.py "$s" -o "$G/edge/$n.scenario.json"
     "$PY" "$O/placement_oracle.py" --compact \
