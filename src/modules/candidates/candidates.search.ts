@@ -367,7 +367,10 @@ export class Layout {
     const first = candidate.picks[mine[0]];
     let same = true;
     for (const slot of mine) if (candidate.picks[slot] !== first) same = false;
-    return same ? [first] : [...new Set(mine.map((slot) => candidate.picks[slot]))].sort((a, b) => a - b);
+    if (same) return [first];
+    const ids: number[] = [];
+    for (const slot of mine) if (!ids.includes(candidate.picks[slot])) ids.push(candidate.picks[slot]);
+    return ids.sort((a, b) => a - b);
   }
 
   /** The providers giving resources in a candidate (those of resourceless groups excluded). */
@@ -658,21 +661,27 @@ class AnswerShape {
     if (layout.plans.length === 1 && layout.mapped(candidate, 0).length === 1) return [{ provider: rowOf(picks[0]), resources: layout.plans[0].resourceAmounts }];
     const ids: number[] = [];
     const lists: ResourceAmount[][] = [];
-    layout.plans.forEach((plan, g) => {
-      plan.resourceAmounts.forEach((amount, k) => {
+    const { plans } = layout;
+    for (let g = 0; g < plans.length; g++) {
+      const amounts = plans[g].resourceAmounts;
+      for (let k = 0; k < amounts.length; k++) {
         const id = layout.giver(candidate, g, k);
-        let at = ids.indexOf(id);
+        const at = ids.indexOf(id);
         if (at < 0) {
-          at = ids.push(id) - 1;
-          lists.push([]);
+          ids.push(id);
+          lists.push([amounts[k]]);
+          continue;
         }
         const list = lists[at];
-        const same = list.findIndex((r) => r.resourceClass === amount.resourceClass);
-        if (same < 0) list.push(amount);
-        else list[same] = this.sum(list[same], amount);
-      });
-    });
-    return ids.map((id, i) => ({ provider: rowOf(id), resources: lists[i] }));
+        // A class already taken from this provider comes from another group: the amounts add up.
+        const same = plans[g].sharesClasses ? list.findIndex((r) => r.resourceClass === amounts[k].resourceClass) : -1;
+        if (same < 0) list.push(amounts[k]);
+        else list[same] = this.sum(list[same], amounts[k]);
+      }
+    }
+    const allocations: CandidateAllocation[] = new Array(ids.length);
+    for (let i = 0; i < ids.length; i++) allocations[i] = { provider: rowOf(ids[i]), resources: lists[i] };
+    return allocations;
   }
 
   mappings(candidate: Candidate): CandidateMapping[] {
