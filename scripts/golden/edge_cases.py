@@ -795,6 +795,28 @@ class Queries(object):
         for raw in order:
             self.add("edge_order", "1.39",
                      raw=raw.replace("resources=VCPU:1&", "resources=%s&" % base))
+        # same_subtree over the 4 levels of the deep trees
+        deep = [
+            "resources_A=VCPU:1&resources_B=SRIOV_NET_VF:1&resources_C=CUSTOM_ACCEL:1&same_subtree=_A,_B,_C&group_policy=none",
+            "resources_A=VCPU:1&resources_B=SRIOV_NET_VF:1&resources_C=CUSTOM_ACCEL:1&same_subtree=_A,_B,_C&group_policy=isolate",
+            "resources_A=VCPU:1&resources_B=SRIOV_NET_VF:1&resources_C=CUSTOM_ACCEL:1&same_subtree=_B,_C&group_policy=isolate",
+            "resources_B=SRIOV_NET_VF:1&resources_C=CUSTOM_ACCEL:1&same_subtree=_C,_B&group_policy=none",
+            "resources=MEMORY_MB:1&resources_C=CUSTOM_ACCEL:1&required_R=HW_NUMA_ROOT&same_subtree=_R,_C&group_policy=none",
+            "resources_C=CUSTOM_ACCEL:1&required_P=HW_NIC_SRIOV&required_N=HW_NUMA_ROOT&same_subtree=_N,_P,_C&group_policy=none",
+            "resources_C=CUSTOM_ACCEL:1&required_P=HW_NIC_SRIOV&required_N=HW_NUMA_ROOT&same_subtree=_N,_P,_C&group_policy=isolate",
+            "resources_C=CUSTOM_ACCEL:1&required_P=HW_NIC_SRIOV&required_N=HW_NUMA_ROOT&same_subtree=_N,_P&same_subtree=_P,_C&group_policy=none",
+            "resources_A=VCPU:1&resources_B=SRIOV_NET_VF:1&same_subtree=_A,_B&same_subtree=_B&group_policy=isolate",
+            "resources_A=DISK_GB:1&resources_B=SRIOV_NET_VF:1&same_subtree=_A,_B&group_policy=none",
+            "resources_A=VCPU:1&resources_B=VCPU:1&same_subtree=_A,_B&group_policy=none",
+            "resources_A=VCPU:1&resources_B=VCPU:1&resources_C=SRIOV_NET_VF:1&same_subtree=_A,_C&same_subtree=_B,_C&group_policy=isolate",
+            "resources_A=SRIOV_NET_VF:1&required_A=CUSTOM_PHYSNET0&resources_B=SRIOV_NET_VF:1&required_B=CUSTOM_PHYSNET1&required_N=HW_NUMA_ROOT&same_subtree=_N,_A,_B&group_policy=isolate",
+            "resources=VCPU:1&resources_A=SRIOV_NET_VF:1&required_C=CUSTOM_B&same_subtree=_A,_C&group_policy=none",
+            "resources=VCPU:1&resources_A=CUSTOM_ACCEL:1&required_C=CUSTOM_A&same_subtree=_C,_A&group_policy=none",
+        ]
+        for raw in deep:
+            for mv in ["1.36", "1.39"]:
+                self.add("edge_subtree", mv,
+                         raw=raw.replace("resources=VCPU:1&", "resources=%s&" % base))
 
 
 def prune(scenario_path, results_path):
