@@ -41,8 +41,11 @@ const goldenRequests = (result: GoldenResult, minor: number, unlimited = false) 
     .map(canonical)
     .sort();
 
-/** Placement's messages, except that jsonschema's rendering of the schema (after "Failed validating") is not ours to copy. */
-const expectedMessage = (message: string) => message.split(' Failed validating')[0].replace(/\s+/g, ' ').trim();
+/**
+ * Placement's messages, except that jsonschema's rendering of the schema (after "Failed validating") is not
+ * ours to copy. The oracle already collapsed whitespace the Python way (U+FEFF is no whitespace there).
+ */
+const expectedMessage = (message: string) => message.split(' Failed validating')[0];
 
 const withoutLimit = (query: string) =>
   query

@@ -5,10 +5,18 @@ import { LATEST_MINOR, checkGroups, pyRepr, reject, type SearchGroup, type Searc
 const NUMERIC_SUFFIX = '[1-9][0-9]*';
 const VERBOSE_SUFFIX = '[a-zA-Z0-9_-]{1,64}';
 const LIMIT_PATTERN = '^[1-9][0-9]*$';
-const LIMIT_REGEX = new RegExp(LIMIT_PATTERN);
+/** A Python regex in JS: Python's `$` (without MULTILINE) also matches just before a final newline. */
+const pyRegex = (pattern: string) => new RegExp(pattern.replace(/\$$/, '\n?$'));
+const LIMIT_REGEX = pyRegex(LIMIT_PATTERN);
 const KEY_PATTERNS = new Map<boolean, RegExp>(
-  [false, true].map((verbose) => [verbose, new RegExp(`^(resources|required|member_of|in_tree)(${verbose ? VERBOSE_SUFFIX : NUMERIC_SUFFIX})?$`)]),
+  [false, true].map((verbose) => [verbose, pyRegex(`^(resources|required|member_of|in_tree)(${verbose ? VERBOSE_SUFFIX : NUMERIC_SUFFIX})?$`)]),
 );
+/** Python's str.isspace() characters (what str.strip() removes); int() accepts them around digits, except U+001C-U+001F. */
+const PY_SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const PY_INT_SPACE = '\\t\\n\\v\\f\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'g');
+/** Python's str.strip() (JS trim() differs: it strips U+FEFF and keeps U+001C-U+001F and U+0085). */
+const pyStrip = (s: string) => s.replace(PY_STRIP, '');
 
 /** The minor of a supported 1.x microversion; Placement's 400/404/406 otherwise. */
 export function parseMicroversion(value: string | null | undefined): number {
@@ -37,20 +45,56 @@ export function parseQueryPairs(query: string): [string, string][] {
         i += 2;
       } else bytes.push(raw[i]);
     }
-    return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bytes));
+    const problem = utf8Error(bytes);
+    // webob decodes each name and value; Placement shows Python's UnicodeDecodeError text.
+    if (problem) reject(`Invalid query string parameters: 'utf-8' codec can't decode ${problem}`);
+    return Buffer.from(bytes).toString('utf8');
   };
   const text = query.startsWith('?') ? query.slice(1) : query;
   const pairs: [string, string][] = [];
   for (const piece of text.split(/[&;]/)) {
     if (!piece) continue;
     const eq = piece.indexOf('=');
-    try {
-      pairs.push(eq < 0 ? [decode(piece), ''] : [decode(piece.slice(0, eq)), decode(piece.slice(eq + 1))]);
-    } catch {
-      reject("Invalid query string parameters: 'utf-8' codec can't decode the query string");
-    }
+    pairs.push(eq < 0 ? [decode(piece), ''] : [decode(piece.slice(0, eq)), decode(piece.slice(eq + 1))]);
   }
   return pairs;
+}
+
+/**
+ * The first invalid UTF-8 sequence in these bytes, worded as CPython's UTF-8 decoder reports it
+ * ("byte 0xff in position 0: invalid start byte", "bytes in position 0-1: unexpected end of data"), or null.
+ */
+function utf8Error(bytes: number[]): string | null {
+  const at = (start: number, end: number, reason: string) =>
+    end - start === 1 ? `byte 0x${bytes[start].toString(16).padStart(2, '0')} in position ${start}: ${reason}` : `bytes in position ${start}-${end - 1}: ${reason}`;
+  const continuation = (b: number | undefined, lo = 0x80, hi = 0xbf) => b !== undefined && b >= lo && b <= hi;
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i];
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) lo = 0xa0;
+      if (b === 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) lo = 0x90;
+      if (b === 0xf4) hi = 0x8f;
+    } else return at(i, i + 1, 'invalid start byte');
+    for (let k = 1; k <= need; k++) {
+      const next = bytes[i + k];
+      if (next === undefined) return at(i, i + k, 'unexpected end of data');
+      if (!(k === 1 ? continuation(next, lo, hi) : continuation(next))) return at(i, i + k, 'invalid continuation byte');
+    }
+    i += need + 1;
+  }
+  return null;
 }
 
 interface QuerySchema {
@@ -80,7 +124,7 @@ function schemaOf(minor: number): QuerySchema {
     const prefixes = minor >= 31 ? ['resources', 'required', 'member_of', 'in_tree'] : ['resources', 'required', 'member_of'];
     patterns = prefixes.map((p) => `^${p}(${suffix})?$`);
   }
-  schema = { properties, patterns, regexes: patterns.map((p) => new RegExp(p)) };
+  schema = { properties, patterns, regexes: patterns.map(pyRegex) };
   schemas.set(minor, schema);
   return schema;
 }
@@ -115,14 +159,29 @@ function isUuidLike(value: string): boolean {
   return /^[0-9a-fA-F]{32}$/.test(hex);
 }
 
-/** Python's int() on a query value: optional sign and surrounding whitespace, digits with single underscores. */
+const PY_INT = new RegExp(`^[${PY_INT_SPACE}]*([+-]?)(\\p{Nd}(?:_?\\p{Nd})*)[${PY_INT_SPACE}]*$`, 'u');
+const DIGIT = /\p{Nd}/u;
+
+/** The value of a Unicode decimal digit: digits come in runs of ten from 0, and adjacent runs start where the previous ends. */
+function digitValue(ch: string): number {
+  const code = ch.codePointAt(0)!;
+  if (code <= 0x39) return code - 0x30;
+  let start = code;
+  while (DIGIT.test(String.fromCodePoint(start - 1))) start--;
+  return (code - start) % 10;
+}
+
+/** Python's int() on a query value: optional sign and surrounding whitespace, any Unicode decimal digits with single underscores. */
 function pyInt(text: string): number | null {
-  const m = /^\s*([+-]?)(\d(?:_?\d)*)\s*$/.exec(text);
-  return m ? Number(m[1] + m[2].replace(/_/g, '')) : null;
+  const m = PY_INT.exec(text);
+  if (!m) return null;
+  let digits = '';
+  for (const ch of m[2]) if (ch !== '_') digits += digitValue(ch);
+  return Number(m[1] + digits);
 }
 
 function parseResources(value: string): [string, number][] {
-  if (value.trim() === '') {
+  if (pyStrip(value) === '') {
     reject('Badly formed resources parameter. Expected resources query string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: empty string.');
   }
   const result = new Map<string, number>();
@@ -142,12 +201,12 @@ function parseResources(value: string): [string, number][] {
 function parseTraits(value: string, allowForbidden: boolean, allowAnyOf: boolean): { required: string[][]; forbidden: string[] } {
   if (value.startsWith('in:')) {
     if (!allowAnyOf) reject(`Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since microversion 1.39. Got: ${value}`);
-    const anyOf = [...new Set(value.slice(3).split(',').map((s) => s.trim()))];
+    const anyOf = [...new Set(value.slice(3).split(',').map(pyStrip))];
     if (!anyOf.every(Boolean)) reject(`Invalid query string parameters: Expected 'required' parameter value of the form: in:HW_CPU_X86_VMX,CUSTOM_MAGIC. Got an empty trait in: ${value}`);
     if (anyOf.some((t) => t.startsWith('!'))) reject(`Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' does not support forbidden traits. Got: ${value}`);
     return { required: [anyOf], forbidden: [] };
   }
-  const names = value.split(',').map((s) => s.trim());
+  const names = value.split(',').map(pyStrip);
   const forbidden = [...new Set(names.filter((t) => t.startsWith('!')).map((t) => t.replace(/^!+/, '')))];
   if (![...forbidden, ...names].every(Boolean)) {
     const form = allowForbidden ? 'HW_CPU_X86_VMX,!CUSTOM_MAGIC' : 'HW_CPU_X86_VMX,CUSTOM_MAGIC';
@@ -192,9 +251,12 @@ export function readPlacementQuery(query: string, microversion?: string | null):
   const all = (key: string) => pairs.filter(([k]) => k === key).map(([, v]) => v);
 
   // Request-wide parameters (lib.RequestWideParams.from_request): the first value counts.
+  // The schema checked the last value, Placement uses int() of the first: a first value that is no
+  // integer makes Placement fail (500; here 400), 0 means no limit, -N drops the last N candidates.
   const limitText = all('limit')[0];
-  const limit = limitText === undefined ? null : pyInt(limitText);
-  if (limitText !== undefined && (limit === null || limit < 1)) reject(`Invalid query string parameters: ${pyRepr(limitText)} does not match ${pyRepr(LIMIT_PATTERN)}`);
+  let limit = limitText === undefined ? null : pyInt(limitText);
+  if (limitText !== undefined && limit === null) reject(`Invalid query string parameters: ${pyRepr(limitText)} does not match ${pyRepr(LIMIT_PATTERN)}`);
+  if (limit === 0) limit = null;
   const groupPolicy = (all('group_policy')[0] ?? null) as SearchRequest['groupPolicy'];
   let rootRequired: string[] = [];
   let rootForbidden: string[] = [];
@@ -209,7 +271,7 @@ export function readPlacementQuery(query: string, microversion?: string | null):
   }
   const sameSubtree: string[][] = [];
   for (const value of all('same_subtree')) {
-    const suffixes = [...new Set(value.split(',').map((s) => s.trim()))];
+    const suffixes = [...new Set(value.split(',').map(pyStrip))];
     if (suffixes.includes('')) reject('Empty string (unsuffixed group) can not be specified in `same_subtree`');
     sameSubtree.push(suffixes);
   }
@@ -228,8 +290,9 @@ export function readPlacementQuery(query: string, microversion?: string | null):
     }
     if (prefix === 'resources') group.resources = parseResources(value);
     else if (prefix === 'required') {
-      // Before 1.39 only the last `required` counts; from 1.39 repeats are ANDed.
-      const values = minor >= 39 ? all(key) : all(key).slice(-1);
+      // Before 1.39 only the last `required` counts; from 1.39 repeats are ANDed. Placement reads the
+      // values of `required<suffix>`, not of the key that matched (which may end in a newline).
+      const values = minor >= 39 ? all(prefix + suffix) : all(prefix + suffix).slice(-1);
       group.required = [];
       const forbidden = new Set<string>();
       for (const v of values) {
@@ -239,11 +302,11 @@ export function readPlacementQuery(query: string, microversion?: string | null):
       }
       group.forbidden = [...forbidden];
     } else if (prefix === 'member_of') {
-      const parsed = parseMemberOf(all(key), suffix, minor);
+      const parsed = parseMemberOf(all(prefix + suffix), suffix, minor);
       group.memberOf = parsed.memberOf;
       group.forbiddenAggregates = parsed.forbidden;
     } else {
-      const tree = value.trim();
+      const tree = pyStrip(value);
       if (!isUuidLike(tree)) reject(`Invalid query string parameters: Expected 'in_tree' parameter to be a format of uuid. Got: ${value}`);
       group.inTree = tree;
     }

@@ -30,6 +30,8 @@ export interface SearchRequest {
   minor: number;
 }
 
+const PY_WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
+
 /**
  * A request Placement refuses: HTTP status and its message (whitespace collapsed, as Placement's JSON
  * error shows it). Thrown, but not an Error: a refusal is an answer, and a stack trace would only cost.
@@ -40,7 +42,8 @@ export class RequestRejected {
     readonly status: number,
     message: string,
   ) {
-    this.message = message.replace(/\s+/g, ' ').trim();
+    // Collapsed as Python's str.split() does (the whitespace of str.isspace(), not JS's \s).
+    this.message = message.replace(PY_WHITESPACE, ' ').replace(/^ | $/g, '');
   }
 }
 
