@@ -795,6 +795,43 @@ class Queries(object):
         for raw in order:
             self.add("edge_order", "1.39",
                      raw=raw.replace("resources=VCPU:1&", "resources=%s&" % base))
+        # how Python reads the query string: UTF-8 errors, `$` before a final
+        # newline, int() of Unicode digits and whitespace, str.strip()
+        root = self.c.computes[0]
+        encoding = [
+            "resources=VCPU:1&required=%FF", "resources=VCPU:1&required=CUSTOM_A%FF",
+            "resources=VCPU:1&required=%C3", "resources=VCPU:1&required=AB%C3%28",
+            "resources=VCPU:1&required=%E2%82", "resources=VCPU:1&required=%E2%82X",
+            "resources=VCPU:1&required=%F0%9F%98", "resources=VCPU:1&req%FFuired=X",
+            "resources=VCPU:1%FF", "resources=VCPU:1&required=%ED%A0%80",
+            "resources=VCPU:1&required=%C0%AF", "resources=VCPU:1&required=%F5%80%80%80",
+            "resources=VCPU:1&required=%80%80", "resources=VCPU:1&required=%FF&foo=%FE",
+            "resources=VCPU:1&required=%E2%82%AC", "resources=VCPU:1&limit=1%0A",
+            "resources%0A=VCPU:1", "resources=%s&resources1%%0A=SRIOV_NET_VF:1" % base,
+            "resources=VCPU:1&group_policy=none%0A", "resources=VCPU:1&required=CUSTOM_A%0A",
+            "resources=VCPU:1&member_of=%s%%0A" % UNKNOWN, "resources=VCPU:1&in_tree=%s%%0A" % root,
+            "resources=VCPU:1&in_tree=%%1C%s" % root, "resources=VCPU:1&in_tree=%s%%EF%%BB%%BF" % root,
+            "resources=VCPU:1%0A", "resources=VCPU:%0A1", "resources=VCPU:1&limit=%0A1",
+            "resources=VCPU:%C2%A01", "resources=VCPU:%E3%80%801", "resources=VCPU:1%EF%BB%BF",
+            "resources=VCPU:%E0%A5%A8", "resources=VCPU:%F0%9D%9F%98%F0%9D%9F%99",
+            "resources=VCPU:%EF%BC%91", "resources=VCPU:%EF%BC%91_%EF%BC%90", "resources=VCPU:%1C1",
+            "resources=VCPU:1&limit=%EF%BC%91&limit=2", "resources=VCPU:1&limit=0&limit=2",
+            "resources=VCPU:1&limit=-1&limit=2", "resources=VCPU:1&limit=2%0A&limit=1",
+            "resources=VCPU:1&root_required=CUSTOM_A%0A", "resources=VCPU:1&same_subtree=_A%0A",
+            "required%0A=CUSTOM_UNUSED&resources=VCPU:1", "member_of%%0A=%s&resources=VCPU:1" % UNKNOWN,
+            "resources=VCPU:1&required=%1CCUSTOM_A", "resources=VCPU:1&required=CUSTOM_A%C2%85",
+            "resources=VCPU:1&same_subtree=", "resources=VCPU:1&same_subtree=+",
+            "resources=VCPU:1&foo", "resources=VCPU:1&=x", "resources=VCPU:1+",
+            "resources=VCPU:1&required=CUSTOM_A+", "resources=VCPU:1&in_tree=+%s" % root,
+            "resources=VCPU:1&in_tree={%s}" % root, "resources=VCPU:1&in_tree=urn:uuid:%s" % root,
+            "resources=VCPU:1&in_tree=%s" % root.replace("-", ""),
+            "resources=VCPU:1&member_of={%s}" % UNKNOWN, "resources=VCPU:1&required=in:!CUSTOM_A",
+            "resources=VCPU:1&required=!in:CUSTOM_A,CUSTOM_B", "resources=VCPU:1&member_of=!!%s" % UNKNOWN,
+            "resources=VCPU:1&root_required=CUSTOM_A,,CUSTOM_B", "resources=VCPU:1&root_required=in:CUSTOM_A",
+        ]
+        for raw in encoding:
+            self.add("edge_encoding", "1.39",
+                     raw=raw.replace("resources=VCPU:1&", "resources=%s&" % base))
         # same_subtree over the 4 levels of the deep trees
         deep = [
             "resources_A=VCPU:1&resources_B=SRIOV_NET_VF:1&resources_C=CUSTOM_ACCEL:1&same_subtree=_A,_B,_C&group_policy=none",
