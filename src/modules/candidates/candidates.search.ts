@@ -597,10 +597,12 @@ export async function search(db: Db, request: SearchRequest, maxCandidates: numb
   const nestedUnaware = request.minor < 29 && index.hasTrees();
   const limit = request.limit ?? Infinity;
   // Before 1.29 (with trees) the summaries keep only providers some candidate uses: that needs all of them.
-  const wanted = nestedUnaware ? maxCandidates : Math.min(limit, maxCandidates);
+  // A negative limit (int() of the first of repeated `limit` parameters) drops that many from the
+  // end, as Python's list[:limit] does: it needs every candidate, up to the maximum.
+  const wanted = nestedUnaware || limit < 0 ? maxCandidates : Math.min(limit, maxCandidates);
   const { found, more, layout } = await enumerate(facts, plans, wanted, nestedUnaware);
   if (found.length > STEPS_PER_SLICE) await yieldToEventLoop();
-  const truncated = more && limit > maxCandidates;
+  const truncated = more && (limit > maxCandidates || limit < 0);
   return answer(facts, layout, found.slice(0, Math.min(limit, maxCandidates)), nestedUnaware ? found : null, truncated);
 }
 
