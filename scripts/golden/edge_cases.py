@@ -829,9 +829,10 @@ class Queries(object):
             "resources=VCPU:1&required=!in:CUSTOM_A,CUSTOM_B", "resources=VCPU:1&member_of=!!%s" % UNKNOWN,
             "resources=VCPU:1&root_required=CUSTOM_A,,CUSTOM_B", "resources=VCPU:1&root_required=in:CUSTOM_A",
         ]
-        for raw in encoding:
-            self.add("edge_encoding", "1.39",
-                     raw=raw.replace("resources=VCPU:1&", "resources=%s&" % base))
+        for mv in ["1.39", "1.25", "1.17"]:
+            for raw in encoding:
+                self.add("edge_encoding", mv,
+                         raw=raw.replace("resources=VCPU:1&", "resources=%s&" % base))
         # same_subtree over the 4 levels of the deep trees
         deep = [
             "resources_A=VCPU:1&resources_B=SRIOV_NET_VF:1&resources_C=CUSTOM_ACCEL:1&same_subtree=_A,_B,_C&group_policy=none",
