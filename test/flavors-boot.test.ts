@@ -67,13 +67,13 @@ describe('bootCandidates', () => {
     const huge = await boot('huge');
     expect(huge.result.count).toBe(0);
     expect(huge.reasons).toEqual([
-      '3 of 3 provider trees: cn1: MEMORY_MB used 0 + requested 100000 > capacity 8192 (8192 free).',
-      '1 of 3 provider trees: The root cn2 has trait COMPUTE_STATUS_DISABLED, forbidden by root_required (!COMPUTE_STATUS_DISABLED).',
+      '3 of 3 provider trees: not 100000 MEMORY_MB free on one provider, 16384 at most. For example: cn1: MEMORY_MB used 0 + requested 100000 > capacity 8192 (8192 free).',
+      '1 of 3 provider trees: the root has COMPUTE_STATUS_DISABLED, which root_required forbids. For example: The root cn2 has trait COMPUTE_STATUS_DISABLED, forbidden by root_required (!COMPUTE_STATUS_DISABLED).',
     ]);
     const nobody = await boot('small', 'nobody');
     expect(nobody.reasons).toEqual([
-      '3 of 3 provider trees: In the tree of cn1, no provider with DISK_GB, MEMORY_MB or VCPU (cn1) has trait CUSTOM_NOBODY.',
-      '1 of 3 provider trees: The root cn2 has trait COMPUTE_STATUS_DISABLED, forbidden by root_required (!COMPUTE_STATUS_DISABLED).',
+      '3 of 3 provider trees: no provider with the resources has CUSTOM_NOBODY. For example: In the tree of cn1, no provider with DISK_GB, MEMORY_MB or VCPU (cn1) has trait CUSTOM_NOBODY.',
+      '1 of 3 provider trees: the root has COMPUTE_STATUS_DISABLED, which root_required forbids. For example: The root cn2 has trait COMPUTE_STATUS_DISABLED, forbidden by root_required (!COMPUTE_STATUS_DISABLED).',
       'Without the required trait CUSTOM_NOBODY (the unsuffixed group), the request would find candidates, e.g. on cn1, cn3.',
     ]);
   });
@@ -81,8 +81,8 @@ describe('bootCandidates', () => {
   it('names the constraint that alone rules every host out', async () => {
     const boot = await cloud({ gold: { extraSpecs: { 'trait:CUSTOM_GOLD': 'required' } } });
     expect((await boot('gold')).reasons).toEqual([
-      '2 of 3 provider trees: In the tree of cn1, no provider with DISK_GB, MEMORY_MB or VCPU (cn1) has trait CUSTOM_GOLD.',
-      '1 of 3 provider trees: The root cn2 has trait COMPUTE_STATUS_DISABLED, forbidden by root_required (!COMPUTE_STATUS_DISABLED).',
+      '2 of 3 provider trees: no provider with the resources has CUSTOM_GOLD. For example: In the tree of cn1, no provider with DISK_GB, MEMORY_MB or VCPU (cn1) has trait CUSTOM_GOLD.',
+      '1 of 3 provider trees: the root has COMPUTE_STATUS_DISABLED, which root_required forbids. For example: The root cn2 has trait COMPUTE_STATUS_DISABLED, forbidden by root_required (!COMPUTE_STATUS_DISABLED).',
       'Without the required trait CUSTOM_GOLD (the unsuffixed group), the request would find candidates, e.g. on cn1, cn3.',
       'Without the forbidden root trait COMPUTE_STATUS_DISABLED, the request would find candidates, e.g. on cn2.',
     ]);

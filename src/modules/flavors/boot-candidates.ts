@@ -41,7 +41,7 @@ export async function explainNoCandidates(db: Db, request: CandidatesRequestInpu
   const explanation = await explainCandidates(db, request);
   const trees = explanation.trees.length;
   if (trees === 0) return ['There is no resource provider.'];
-  const reasons = explanation.reasons.map((r) => `${r.trees} of ${trees} provider trees: ${r.example}`);
+  const reasons = explanation.reasons.map((r) => `${r.trees} of ${trees} provider trees: ${r.description}. For example: ${r.example}`);
   for (const { without, request: relaxed } of relaxations(request)) {
     const outcome = await searchCandidates(db, { ...relaxed, limit: 3 }, options);
     if (outcome.kind === 'candidates' && outcome.count > 0) {
