@@ -8,6 +8,7 @@ import { openDatabase } from '../src/db/client.js';
 import { createServer } from '../src/server.js';
 import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
 import { setAllocations } from '../src/modules/allocations/allocations.service.js';
+import { setProviderTraits } from '../src/modules/traits/traits.service.js';
 import { parsePlacementQuery, searchCandidates, searchPlacementQuery } from '../src/modules/candidates/candidates.service.js';
 
 const uuid = (prefix: string, n: number) => `${prefix}-0000-0000-0000-${String(n).padStart(12, '0')}`;
@@ -191,6 +192,38 @@ describe('answers follow the data', () => {
     importSnapshot(other, { providers: [{ uuid: uuid('c0000000', 9), name: 'big', parent: null }], inventories: { [uuid('c0000000', 9)]: { VCPU: 64 } } });
     other.close();
     expect((await placement(h, 'resources=VCPU:8')).count).toBe(1);
+  });
+
+  it('keeps traits and trees across allocation writes, and sees the next change of traits', async () => {
+    const h = harness(numaCloud());
+    const avx = 'resources=VCPU:1,MEMORY_MB:1&required=HW_CPU_X86_AVX2';
+    const trees = async (query: string) => [...new Set((await placement(h, query)).providerSummaries.map((s: any) => s.rootProviderUuid))].sort();
+    expect(await trees(avx)).toEqual([CN]);
+    const claim = (n: number, generation: number | null) =>
+      setAllocations(h.db, {
+        consumerUuid: uuid('e0000000', 2),
+        consumerGeneration: generation,
+        projectId: 'p',
+        userId: 'u',
+        allocations: [{ providerUuid: N0, resources: [{ resourceClass: 'VCPU', amount: n }] }],
+      });
+    const fourOn = async () => (await placement(h, 'resources=VCPU:4')).allocationRequests.map((r: any) => r.allocations[0].provider.uuid).sort();
+    expect(await fourOn()).toEqual([N0, N1, FLAT].sort());
+    claim(1, null);
+    expect(await fourOn()).toEqual([N1, FLAT].sort());
+    const summaries = `{ placementCandidates(query: "${avx}") { ... on Candidates { providerSummaries { provider { uuid generation } resources { resourceClass capacity used } } } } }`;
+    const after = (await h.gql(summaries)).data.placementCandidates.providerSummaries.find((s: any) => s.provider.uuid === N0);
+    expect(after.resources).toContainEqual({ resourceClass: 'VCPU', capacity: 4, used: 1 });
+    expect(after.provider.generation).toBe(1);
+    // A change of traits after an allocation-only change is seen, in this connection and from another.
+    const flat = (await h.gql(`{ resourceProvider(uuid: "${FLAT}") { generation } }`)).data.resourceProvider;
+    setProviderTraits(h.db, { providerUuid: FLAT, generation: flat.generation, traits: ['HW_CPU_X86_AVX2'] });
+    expect(await trees(avx)).toEqual([CN, FLAT].sort());
+    claim(2, 1);
+    const other = openDatabase(h.db.file);
+    setProviderTraits(other, { providerUuid: FLAT, generation: flat.generation + 1, traits: [] });
+    other.close();
+    expect(await trees(avx)).toEqual([CN]);
   });
 });
 

@@ -21,6 +21,11 @@ export interface Db {
   file: string;
   /** Runs fn in one transaction (IMMEDIATE): all or nothing. */
   transaction<T>(fn: () => T): T;
+  /**
+   * Rows changed by this connection in writes that change only usage (see usageWrite in sql.ts);
+   * with total_changes() it tells caches that nothing else was written since they were made.
+   */
+  usageChanges: number;
   close(): void;
 }
 
@@ -65,6 +70,7 @@ export function openDatabase(file: string = DEFAULT_DB_FILE): Db {
     statements,
     file,
     transaction: <T>(fn: () => T) => sqlite.transaction(fn).immediate(),
+    usageChanges: 0,
     close: () => sqlite.close(),
   };
 }

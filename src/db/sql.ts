@@ -25,6 +25,17 @@ export function run(db: Db, source: string, ...params: unknown[]) {
   return statement(db, source).run(...params);
 }
 
+/** Runs a write that changes only usage (allocations, consumers, provider generations), and counts its row changes as such. */
+export function usageWrite<T>(db: Db, fn: () => T): T {
+  const changes = () => get<{ n: number }>(db, 'SELECT total_changes() AS n')!.n;
+  const before = changes();
+  try {
+    return fn();
+  } finally {
+    db.usageChanges += changes() - before;
+  }
+}
+
 /**
  * A list bound as a single parameter: use `IN (SELECT value FROM json_each(?))`,
  * so that one prepared statement serves any number of values.

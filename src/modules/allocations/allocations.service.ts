@@ -1,6 +1,6 @@
 // Consumers and their allocations: Placement's PUT/DELETE /allocations/{consumer} and usage totals.
 import type { Db } from '../../db/client.js';
-import { all, get, list, run } from '../../db/sql.js';
+import { all, get, list, run, usageWrite } from '../../db/sql.js';
 import { CapacityExceeded, GenerationConflict, InvalidInput, NotFound, type Issue } from '../common/errors.js';
 import { capacityOf } from '../inventories/inventories.service.js';
 import type { ResourceAmount } from '../common/names.js';
@@ -52,6 +52,10 @@ export interface SetAllocationsInput {
  * An empty list removes the consumer's allocations and the consumer.
  */
 export function setAllocations(db: Db, input: SetAllocationsInput): { consumer: ConsumerRow | null; providerUuids: string[] } {
+  return usageWrite(db, () => replaceAllocations(db, input));
+}
+
+function replaceAllocations(db: Db, input: SetAllocationsInput): { consumer: ConsumerRow | null; providerUuids: string[] } {
   const consumerType = input.consumerType ?? DEFAULT_CONSUMER_TYPE;
   const issues: Issue[] = [];
   if (!input.projectId) issues.push({ path: 'projectId', message: 'must not be empty' });
@@ -155,6 +159,10 @@ function providersOfConsumer(db: Db, consumerId: number): string[] {
 
 /** Removes every allocation of a consumer, and the consumer (Placement's DELETE /allocations/{consumer}). */
 export function deleteAllocations(db: Db, consumerUuid: string): { consumer: ConsumerRow; providerUuids: string[] } {
+  return usageWrite(db, () => removeAllocations(db, consumerUuid));
+}
+
+function removeAllocations(db: Db, consumerUuid: string): { consumer: ConsumerRow; providerUuids: string[] } {
   const consumer = consumerByUuid(db, consumerUuid);
   if (!consumer) throw new NotFound('consumer', `consumerUuid=${consumerUuid}`, `No allocations for consumer '${consumerUuid}'.`);
   run(

@@ -1,7 +1,9 @@
 // What candidate searches read, kept in memory per database until the data changes: inventories per
 // resource class, holders per trait, members per aggregate, and (for large answers) every tree's
 // providers with their inventories and traits. Each part is read whole on first need, in one
-// statement per batch of names; any write (here or by another connection) starts a new index.
+// statement per batch of names. Any write (here or by another connection) starts a new index; when
+// this connection only wrote allocations since (as a scheduler's claims do), the new index keeps
+// what allocations cannot change: trees, traits, aggregates, sharing anchors.
 import type { Db } from '../../db/client.js';
 import type { ProviderRow } from '../providers/providers.service.js';
 import type { ProviderSummary } from './candidates.types.js';
@@ -35,27 +37,42 @@ export class CandidateIndex {
   private readonly treeRoots = new Map<string, number | null>();
   private links: Map<number, [number, number | null]> | null = null;
   private membersByRoot: Map<number, number[]> | null = null;
+  /** Trait names of every provider, when known from an index of the same structure. */
+  private traitsByProvider: Map<number, string[]> | null = null;
   private catalog: TreeCatalog | null = null;
 
   private constructor(
     readonly db: Db,
-    readonly version: string,
+    readonly version: read.DataVersion,
+    /** The previous index, when only allocations were written since: what they cannot change is taken from it. */
+    same: CandidateIndex | null = null,
   ) {
-    this.traitIds = read.allNames(db, 'traits');
-    this.classIds = read.allNames(db, 'resource_classes');
+    this.traitIds = same?.traitIds ?? read.allNames(db, 'traits');
+    this.classIds = same?.classIds ?? read.allNames(db, 'resource_classes');
+    if (!same) return;
+    this.holders = same.holders;
+    this.members = same.members;
+    this.anchors = same.anchors;
+    this.treeRoots = same.treeRoots;
+    this.links = same.links;
+    this.membersByRoot = same.membersByRoot;
+    this.traitsByProvider = same.catalog?.traits ?? same.traitsByProvider;
   }
 
   /** The index of this database, as the data is now. */
   static of(db: Db): CandidateIndex {
     const version = read.dataVersion(db);
-    let index = indexes.get(db);
-    if (!index || index.version !== version) indexes.set(db, (index = new CandidateIndex(db, version)));
-    return index;
+    const index = indexes.get(db);
+    const change = index ? read.changeSince(index.version, version) : 'other';
+    if (change === 'same') return index!;
+    const made = new CandidateIndex(db, version, change === 'usage' ? index! : null);
+    indexes.set(db, made);
+    return made;
   }
 
   /** Whether nothing was written since this index was made. */
   isCurrent(): boolean {
-    return read.dataVersion(this.db) === this.version;
+    return read.changeSince(this.version, read.dataVersion(this.db)) === 'same';
   }
 
   /** Inventories of a class; restricted to some trees, read just for them (not kept) unless the class is already known. */
@@ -143,14 +160,14 @@ export class CandidateIndex {
 
   /** Every tree's providers, inventories and traits (read once per index). */
   trees(): TreeCatalog {
-    return (this.catalog ??= readTrees(this.db, null));
+    return (this.catalog ??= readTrees(this.db, null, this.traitsByProvider));
   }
 }
 
 const byRoom = (rows: CapacityRow[]) => rows.sort((a, b) => b.room - a.room);
 
-/** Providers, inventories and traits of some trees (null: all), read in three statements. */
-export function readTrees(db: Db, roots: readonly number[] | null): TreeCatalog {
+/** Providers, inventories and traits of some trees (null: all), read in three statements (two when the traits are known). */
+export function readTrees(db: Db, roots: readonly number[] | null, traits: Map<number, string[]> | null = null): TreeCatalog {
   const providers = read.providersOfTrees(db, roots);
   const byId = new Map<number, ProviderRow>();
   const byRoot = new Map<number, ProviderRow[]>();
@@ -166,5 +183,5 @@ export function readTrees(db: Db, roots: readonly number[] | null): TreeCatalog 
     if (list) list.push(inv);
     else inventories.set(inv.providerId, [inv]);
   }
-  return { byId, byRoot, inventories, traits: read.traitsOfTrees(db, roots), summaries: new Map() };
+  return { byId, byRoot, inventories, traits: traits ?? read.traitsOfTrees(db, roots), summaries: new Map() };
 }
