@@ -3,7 +3,8 @@
 // thousands of allocation requests that repeat the same providers, amounts and summaries: each such
 // shared object is written once and its JSON reused, where execution would build a fresh result
 // object for every occurrence and JSON.stringify would walk them all. The writer is generated code,
-// one function per type and selection, so that every call and property read is monomorphic.
+// one function per operation with every selection inlined: property reads stay monomorphic and
+// constant text is merged into few pieces.
 // Anything else (a resolver field, a directive, a bad variable, a null where the schema says
 // non-null, an error) goes to ordinary execution, which answers it exactly as GraphQL specifies.
 import {
