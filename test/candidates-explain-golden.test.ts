@@ -1,31 +1,21 @@
 // explainCandidates agrees with the search: over the golden scenarios' allocation-candidate queries
 // (Placement's 200 answers, each read at 1.39), the trees it calls candidates are exactly the trees the answer uses.
-import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
 import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
 import { explainCandidates, parsePlacementQuery, searchCandidates } from '../src/modules/candidates/candidates.service.js';
 import { tempDbFile } from './helpers.js';
-
-const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));
+import { goldenPairs, readGolden as read } from './candidates-support.js';
 const SHARING = 'MISC_SHARES_VIA_AGGREGATE';
-
-const read = (path: string) => JSON.parse(path.endsWith('.gz') ? gunzipSync(readFileSync(path)).toString('utf8') : readFileSync(path, 'utf8'));
 
 /** Each scenario with the query strings of its allocation-candidate queries that Placement answered with 200. */
 function scenarios(folder: string) {
-  const files = readdirSync(GOLDEN + folder);
-  return files
-    .filter((f) => f.endsWith('.scenario.json'))
-    .map((f) => {
-      const name = f.replace('.scenario.json', '');
-      const results = files.find((r) => r === `${name}.results.json` || r === `${name}.results.json.gz`)!;
-      const queries: string[] = read(`${GOLDEN}${folder}/${results}`)
+  return goldenPairs(folder)
+    .map(({ name, scenario, results }) => {
+      const queries: string[] = read(results)
         .results.filter((r: any) => r.kind === 'allocation_candidates' && r.status === 200)
         .map((r: any) => r.query);
-      return { name, path: `${GOLDEN}${folder}/${f}`, queries: [...new Set(queries)] };
+      return { name, path: scenario, queries: [...new Set(queries)] };
     })
     .filter((s) => s.queries.length > 0);
 }

@@ -1,13 +1,8 @@
 // placementCandidates compared with the real Placement 8.0.0's GET /allocation_candidates on the
 // golden answers in test/golden (fixtures, generated clouds, listing scenarios' edge cases).
-import { readdirSync, readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { harness, type Harness } from './helpers.js';
-import { CANDIDATES_SELECTION, canonical, minorOf, normalize } from './candidates-support.js';
-
-const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));
+import { CANDIDATES_SELECTION, canonical, goldenPairs, minorOf, normalize, readGolden as read } from './candidates-support.js';
 
 const PLACEMENT_QUERY = `query($query: String!, $microversion: String) {
   placementCandidates(query: $query, microversion: $microversion) { ${CANDIDATES_SELECTION} }
@@ -100,19 +95,6 @@ async function check(h: Harness, scenario: any, result: GoldenResult, microversi
   const usedRoots = new Set(answer.allocationRequests.flatMap((r: any) => r.allocations.map((a: any) => roots.get(a.provider.uuid))));
   const restricted = Object.fromEntries(Object.entries(full.summaries).filter(([uuid]) => usedRoots.has(roots.get(uuid))));
   expect(ours.summaries).toEqual(restricted);
-}
-
-const read = (path: string) => JSON.parse(path.endsWith('.gz') ? gunzipSync(readFileSync(path)).toString('utf8') : readFileSync(path, 'utf8'));
-
-function goldenPairs(folder: string): { name: string; scenario: string; results: string }[] {
-  const files = readdirSync(GOLDEN + folder);
-  return files
-    .filter((f) => f.endsWith('.scenario.json'))
-    .map((f) => {
-      const name = f.replace('.scenario.json', '');
-      const results = files.find((r) => r === `${name}.results.json` || r === `${name}.results.json.gz`)!;
-      return { name, scenario: `${GOLDEN}${folder}/${f}`, results: `${GOLDEN}${folder}/${results}` };
-    });
 }
 
 for (const folder of ['fixtures', 'generated', 'listing', 'edge']) {

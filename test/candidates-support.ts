@@ -1,6 +1,26 @@
-// Shared by the candidate tests: the GraphQL selection of a whole answer, and our answer in the
-// normalized form of the Placement oracle's results (test/golden).
+// Shared by the candidate tests: the golden files, the GraphQL selection of a whole answer, and our
+// answer in the normalized form of the Placement oracle's results (test/golden).
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { expect } from 'vitest';
+
+const GOLDEN = fileURLToPath(new URL('./golden/', import.meta.url));
+
+/** A JSON file, gzipped or not. */
+export const readGolden = (path: string) => JSON.parse(path.endsWith('.gz') ? gunzipSync(readFileSync(path)).toString('utf8') : readFileSync(path, 'utf8'));
+
+/** The scenarios of a folder of test/golden with their results files (`.results.json` or `.results.json.gz`). */
+export function goldenPairs(folder: string): { name: string; scenario: string; results: string }[] {
+  const files = readdirSync(GOLDEN + folder);
+  return files
+    .filter((f) => f.endsWith('.scenario.json'))
+    .map((f) => {
+      const name = f.replace('.scenario.json', '');
+      const results = files.find((r) => r === `${name}.results.json` || r === `${name}.results.json.gz`)!;
+      return { name, scenario: `${GOLDEN}${folder}/${f}`, results: `${GOLDEN}${folder}/${results}` };
+    });
+}
 
 export const CANDIDATES_SELECTION = `
   __typename
