@@ -5,7 +5,7 @@ import { statement } from '../../db/sql.js';
 import { fits, type CapacityRow } from './candidates.data.js';
 import { CandidateIndex } from './candidates.index.js';
 import type { SearchGroup, SearchRequest } from './candidates.request.js';
-import { Enumerator, SearchFacts, countChoices, planGroups, yieldToEventLoop, type GroupPlan } from './candidates.search.js';
+import { Enumerator, SearchFacts, answeredEmpty, countChoices, planGroups, yieldToEventLoop, type GroupPlan } from './candidates.search.js';
 
 export type ProblemKind =
   | 'NO_INVENTORY'
@@ -419,10 +419,13 @@ function amountProblem(rc: string, amount: number, row: CapacityRow, name: strin
  */
 export async function explain(db: Db, request: SearchRequest, providerUuid: string | null): Promise<CandidatesExplanation> {
   const index = CandidateIndex.of(db);
+  // Bad names are refused as the search refuses them; but when Placement finds no candidates before it
+  // reaches a bad name (it answers 200, empty), an unknown trait or class is explained as held by nobody.
+  const answersEmpty = answeredEmpty(new SearchFacts(index, { ...request, limit: null }));
   const facts = new SearchFacts(index, { ...request, limit: null }, true);
   // Every class whole (sharing providers of other trees count too).
   for (const id of facts.classes.keys()) facts.classes.set(id, index.inventoriesOf(id));
-  const plans = planGroups(facts, false);
+  const plans = planGroups(facts, false, answersEmpty);
   const trees = index.treeMembers();
   let roots = [...trees.keys()].sort((a, b) => a - b);
   if (providerUuid !== null) {

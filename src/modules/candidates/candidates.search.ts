@@ -5,7 +5,7 @@ import type { ResourceAmount } from '../common/names.js';
 import type { ProviderRow } from '../providers/providers.service.js';
 import { SHARING_TRAIT, fits, providersById, type CapacityRow } from './candidates.data.js';
 import { CandidateIndex, readTrees, type ClassInventories, type TreeCatalog } from './candidates.index.js';
-import { reject, type SearchGroup, type SearchRequest } from './candidates.request.js';
+import { reject as rejectRequest, type SearchGroup, type SearchRequest } from './candidates.request.js';
 import type { CandidateAllocation, CandidateMapping, CandidateRequest, CandidatesFound, ProviderSummary } from './candidates.types.js';
 
 export const DEFAULT_MAX_CANDIDATES = 100_000;
@@ -149,21 +149,25 @@ export class SearchFacts {
 
 /**
  * Checks names and builds each group's plan in Placement's order. A search (strict) stops at the first
- * group satisfied nowhere, as Placement does; an explanation goes on to say why everywhere.
+ * group satisfied nowhere, as Placement does; an explanation goes on to say why everywhere. With
+ * `unknownMatchNothing` (a request Placement answers with no candidates before it reaches a bad name),
+ * an unknown trait is held by no provider and an unknown resource class has no inventory.
  */
-export function planGroups(facts: SearchFacts, strict = true): GroupPlan[] {
+export function planGroups(facts: SearchFacts, strict = true, unknownMatchNothing = false): GroupPlan[] {
   const { request, index } = facts;
   const stop = strict ? nothing : () => {};
+  const reject: (message: string) => never = unknownMatchNothing ? ((() => undefined) as never) : rejectRequest;
+  if (unknownMatchNothing && !facts.classes.has(UNKNOWN_CLASS)) facts.classes.set(UNKNOWN_CLASS, { rows: [], byProvider: new Map() });
   for (const t of [...request.rootRequired, ...request.rootForbidden]) if (!index.traitIds.has(t)) reject(`No such trait(s): ${t}.`);
   if ((request.rootRequired.length || request.rootForbidden.length) && !facts.someAnchorAllowed()) stop();
   const classUses = new Map<number, number>();
   for (const g of request.groups) for (const [rc] of g.resources) if (index.classIds.has(rc)) classUses.set(index.classIds.get(rc)!, (classUses.get(index.classIds.get(rc)!) ?? 0) + 1);
   return request.groups.map((group, i) => {
-    const classIds = group.resources.map(([rc]) => index.classIds.get(rc) ?? reject(`Invalid resource class in resources parameter: No such resource class ${rc}.`));
+    const classIds = group.resources.map(([rc]) => index.classIds.get(rc) ?? (reject(`Invalid resource class in resources parameter: No such resource class ${rc}.`), UNKNOWN_CLASS));
     const inAggregates = facts.inAggregates(group.memberOf);
     if (inAggregates && inAggregates.size === 0) stop();
     for (const t of [...group.required.flat(), ...group.forbidden]) if (!index.traitIds.has(t)) reject(`No such trait(s): ${t}.`);
-    if (group.required.length > MAX_REQUIRED_SETS) reject(`At most ${MAX_REQUIRED_SETS} required trait sets are supported in one group.`);
+    if (group.required.length > MAX_REQUIRED_SETS) rejectRequest(`At most ${MAX_REQUIRED_SETS} required trait sets are supported in one group.`);
     // An unknown in_tree provider: no tree matches (-1 is no root).
     const treeRoot = group.inTree == null ? null : (facts.treeRoots.get(group.inTree) ?? (stop(), -1));
     const fitting = group.resources.map(([, amount], k) => {
@@ -189,6 +193,23 @@ export function planGroups(facts: SearchFacts, strict = true): GroupPlan[] {
     if (!someChoice(plan)) stop();
     return plan;
   });
+}
+
+/** The class id an unknown resource class plans with when unknown names match nothing: no provider has it. */
+export const UNKNOWN_CLASS = -1;
+
+/**
+ * Whether Placement answers the request with no candidates before it has checked every name: some group
+ * is satisfied nowhere (a strict plan stops). A bad name met before that throws, as in a search.
+ */
+export function answeredEmpty(facts: SearchFacts): boolean {
+  try {
+    planGroups(facts);
+    return false;
+  } catch (error) {
+    if (error instanceof NothingFound) return true;
+    throw error;
+  }
 }
 
 /**
