@@ -20,7 +20,7 @@ function scenarios(folder: string) {
     .filter((s) => s.queries.length > 0);
 }
 
-describe.each(['fixtures', 'generated', 'listing'])('explainCandidates agrees with candidates (%s)', (folder) => {
+describe.each(['fixtures', 'generated', 'listing', 'edge'])('explainCandidates agrees with candidates (%s)', (folder) => {
   for (const { name, path, queries } of scenarios(folder)) {
     it(name, async () => {
       const scenario = read(path);

@@ -93,8 +93,13 @@ const TreeExplanationRef = builder.objectRef<E.TreeExplanation>('TreeExplanation
   description: 'Whether one provider tree is an allocation candidate, and why not.',
   fields: (t) => ({
     root: t.field({ type: ResourceProviderRef, description: 'The root of the tree.', resolve: (e, _args, ctx) => ctx.loaders.providers.byId.load(e.rootId).then((p) => p!) }),
-    candidate: t.exposeBoolean('candidate', { description: 'Whether some allocation request is anchored in this tree.' }),
-    allocationRequests: t.exposeInt('allocationRequests', { description: 'How many allocation requests are anchored in this tree (counted up to 10,000).' }),
+    candidate: t.exposeBoolean('candidate', {
+      description:
+        'Whether some allocation request belongs to this tree: one anchored in it with a provider of its own that is not sharing, or one made of sharing providers alone, one of them in this tree, wherever it is anchored.',
+    }),
+    allocationRequests: t.exposeInt('allocationRequests', {
+      description: 'How many allocation requests belong to this tree (counted up to 10,000 per anchor); one made of sharing providers of several trees alone is counted once, in the first of them.',
+    }),
     problems: t.expose('problems', { type: [ProblemRef], extensions: listSize(3), description: 'Everything keeping the tree out, tree-wide and per group (empty for a candidate).' }),
     groups: t.expose('groups', { type: [GroupExplanationRef], extensions: listSize(3), description: 'Each request group in this tree.' }),
   }),

@@ -76,8 +76,9 @@ export interface GroupExplanation {
 export interface TreeExplanation {
   rootId: number;
   rootUuid: string;
+  /** Some allocation request belongs to the tree (see Explainer.settle). */
   candidate: boolean;
-  /** Allocation requests anchored in this tree. */
+  /** Allocation requests belonging to this tree (one of sharing providers of several trees alone: in the first). */
   allocationRequests: number;
   /** Everything that keeps the tree from being a candidate (empty when it is one). */
   problems: CandidateProblem[];
@@ -134,6 +135,11 @@ function problem(kind: ProblemKind, message: string, fields: Partial<CandidatePr
 
 class Explainer {
   private readonly sharingAt = new Map<number, number[]>();
+  /** Per anchor enumerated (meeting root_required): its candidates with a provider of its own tree that is not sharing. */
+  private readonly own = new Map<number, number>();
+  /** Candidates made of sharing providers alone, once each (by their picks, as the search lists them once): the roots of their trees. */
+  private readonly sharedOnly = new Map<string, number[]>();
+  private readonly enumerated = new Set<number>();
   constructor(
     private readonly facts: SearchFacts,
     private readonly plans: GroupPlan[],
@@ -169,19 +175,77 @@ class Explainer {
     }
     const groups = plans.map((plan) => this.explainGroup(plan, root));
     for (const g of groups) if (!g.satisfied) problems.push(...g.problems);
-    let allocationRequests = 0;
     if (groups.every((g) => g.satisfied)) {
-      const enumerator = new Enumerator(facts, plans, COUNT_LIMIT, false, [root]);
-      enumerator.run(Infinity);
+      const enumerator = this.enumerateAt(root);
       // Candidates made of sharing providers of other trees alone belong to those trees (the search lists them once).
-      allocationRequests = enumerator.found.filter((c) => c.picks.some((id) => facts.index.rootOf(id) === root)).length;
-      if (allocationRequests === 0 && enumerator.found.length > 0) {
+      const touching = enumerator.found.some((c) => c.picks.some((id) => facts.index.rootOf(id) === root));
+      if (!touching && enumerator.found.length > 0) {
         const others = [...new Set(enumerator.found.flatMap((c) => c.picks))].map((id) => this.name(id));
         const message = `The tree of ${this.name(root)} gives none of the resources itself: its only candidates use sharing providers of other trees alone (${nameList(others)}), and are theirs.`;
         problems.push(problem('SHARING_ONLY', message, { providerId: root }));
-      } else if (allocationRequests === 0) problems.push(...this.combinationProblems(enumerator, root));
+      } else if (!touching) problems.push(...this.combinationProblems(enumerator, root));
     }
-    return { rootId: root, rootUuid: this.providers.get(root)!.uuid, candidate: problems.length === 0 && allocationRequests > 0, allocationRequests: problems.length ? 0 : allocationRequests, problems, groups };
+    // Settled once every anchor is enumerated (settle).
+    return { rootId: root, rootUuid: this.providers.get(root)!.uuid, candidate: false, allocationRequests: 0, problems, groups };
+  }
+
+  /** Whether candidates may be anchored at a root: it meets root_required (judged on the anchor, as Placement does). */
+  private anchorAllowed(root: number): boolean {
+    const { facts } = this;
+    const { rootRequired, rootForbidden } = facts.request;
+    return rootRequired.every((t) => facts.holdersOf(t).has(root)) && !rootForbidden.some((t) => facts.holdersOf(t).has(root));
+  }
+
+  /**
+   * The candidates anchored at a root, recorded once per root. Those with a provider that is not sharing
+   * are the anchor's tree's; those made of sharing providers alone belong to the trees of those providers,
+   * whatever the anchor (a sharing provider reached through an aggregate from a tree meeting root_required,
+   * say), and are counted once however many anchors reach them.
+   */
+  enumerateAt(anchor: number): Enumerator {
+    const { facts } = this;
+    const enumerator = new Enumerator(facts, this.plans, COUNT_LIMIT, false, [anchor]);
+    enumerator.run(Infinity);
+    if (this.enumerated.has(anchor) || !this.anchorAllowed(anchor)) return enumerator;
+    this.enumerated.add(anchor);
+    let own = 0;
+    for (const { picks } of enumerator.found) {
+      if (picks.some((id) => !facts.sharing.has(id))) own++;
+      else {
+        const key = picks.join(',');
+        if (!this.sharedOnly.has(key)) this.sharedOnly.set(key, [...new Set(picks.map((id) => facts.index.rootOf(id)))].sort((a, b) => a - b));
+      }
+    }
+    this.own.set(anchor, own);
+    return enumerator;
+  }
+
+  /** Anchors other than the root that the tree's sharing providers reach (candidates of its sharing providers alone may be anchored there). */
+  anchorsReached(root: number): number[] {
+    const sharing = (this.facts.index.treeMembers().get(root) ?? []).filter((id) => this.facts.sharing.has(id));
+    const anchors = new Set([...this.facts.index.anchorsOf(sharing).values()].flat());
+    anchors.delete(root);
+    return [...anchors].sort((a, b) => a - b);
+  }
+
+  /**
+   * Once every anchor is enumerated: a tree is a candidate when some candidate belongs to it. A candidate
+   * of sharing providers of several trees belongs to each of them and is counted in the first (so the
+   * counts add up to the search's).
+   */
+  settle(trees: TreeExplanation[]) {
+    const counted = new Map(this.own);
+    const owners = new Set<number>();
+    for (const roots of this.sharedOnly.values()) {
+      counted.set(roots[0], (counted.get(roots[0]) ?? 0) + 1);
+      for (const root of roots) owners.add(root);
+    }
+    for (const tree of trees) {
+      const count = counted.get(tree.rootId) ?? 0;
+      tree.candidate = count > 0 || owners.has(tree.rootId);
+      tree.allocationRequests = tree.candidate ? count : 0;
+      if (tree.candidate) tree.problems = [];
+    }
   }
 
   /** Where each group could go in this tree on its own: "group 1 can only use pf0 and pf1 and group 2 can only use pf0". */
@@ -440,6 +504,9 @@ export async function explain(db: Db, request: SearchRequest, providerUuid: stri
     explained.push(explainer.explain(root));
     if (explained.length % TREES_PER_SLICE === 0) await yieldToEventLoop();
   }
+  // One tree: its sharing providers alone may make candidates anchored in other trees.
+  if (providerUuid !== null) for (const anchor of explainer.anchorsReached(roots[0])) explainer.enumerateAt(anchor);
+  explainer.settle(explained);
   const tally = new Map<string, ReasonCount>();
   for (const tree of explained) {
     if (tree.candidate) continue;
