@@ -170,23 +170,28 @@ class Compiler {
   private object(code: Code, type: GraphQLObjectType, selections: SelectionSetNode[], value: string): void {
     const grouped = new Map<string, FieldNode[]>();
     for (const s of selections) this.collect(type, s, grouped);
-    const fields = type.getFields();
     const v = code.local(this.name('o'), value);
+    this.fields(code, type, grouped, (field) => {
+      // Only exposed properties without arguments: their value is the property, nothing to resolve.
+      const property = field.extensions?.pothosExposedField;
+      if (typeof property !== 'string' || field.args.length) return unwritable();
+      return `${v}[${JSON.stringify(property)}]`;
+    });
+  }
+
+  /** Writes `{"key":value,...}` for grouped fields; `valueOf` gives the expression of a field's value (not __typename). */
+  private fields(code: Code, type: GraphQLObjectType, grouped: Map<string, FieldNode[]>, valueOf: (field: GraphQLField<unknown, unknown>, nodes: FieldNode[]) => string) {
     let first = true;
     code.constant('{');
     for (const [key, nodes] of grouped) {
       code.constant(`${first ? '' : ','}${JSON.stringify(key)}:`);
       first = false;
       const name = nodes[0].name.value;
-      if (name === '__typename') {
-        code.constant(JSON.stringify(type.name));
-        continue;
+      if (name === '__typename') code.constant(JSON.stringify(type.name));
+      else {
+        const field = type.getFields()[name] ?? unwritable();
+        this.emit(code, field.type, nodes, valueOf(field, nodes));
       }
-      const field = fields[name] ?? unwritable();
-      // Only exposed properties without arguments: their value is the property, nothing to resolve.
-      const property = field.extensions?.pothosExposedField;
-      if (typeof property !== 'string' || field.args.length) return unwritable();
-      this.emit(code, field.type, nodes, `${v}[${JSON.stringify(property)}]`);
     }
     code.constant('}');
   }
@@ -197,22 +202,14 @@ class Compiler {
     const query = this.schema.getQueryType()!;
     const roots: { field: GraphQLField<unknown, unknown>; node: FieldNode }[] = [];
     const code = new Code('out');
-    code.constant('{"data":{');
-    let first = true;
-    for (const [key, nodes] of this.collect(query, operation.selectionSet)) {
-      code.constant(`${first ? '' : ','}${JSON.stringify(key)}:`);
-      first = false;
-      const name = nodes[0].name.value;
-      if (name === '__typename') {
-        code.constant(JSON.stringify(query.name));
-        continue;
-      }
-      if (!this.options.rootFields.has(name) || nodes.length > 1) unwritable();
-      const field = query.getFields()[name];
-      this.emit(code, field.type, nodes, `values[${roots.length}]`);
+    code.constant('{"data":');
+    // Root fields are resolved before writing (as execution would): the code reads their values.
+    this.fields(code, query, this.collect(query, operation.selectionSet), (field, nodes) => {
+      if (!this.options.rootFields.has(field.name) || nodes.length > 1) unwritable();
       roots.push({ field, node: nodes[0] });
-    }
-    code.constant('}}');
+      return `values[${roots.length - 1}]`;
+    });
+    code.constant('}');
     const source = `${code.declarations.join('\n')}\nreturn function answer(values, c) {\nconst out = [];\n${code.body()}\nreturn out.join("");\n};`;
     const write = new Function('U', 'leaves', 'unions', source)(unwritable, this.leaves, this.unions) as (values: unknown[], context: unknown) => string;
     const { schema } = this;

@@ -156,7 +156,7 @@ export class SearchFacts {
 export function planGroups(facts: SearchFacts, strict = true, unknownMatchNothing = false): GroupPlan[] {
   const { request, index } = facts;
   const stop = strict ? nothing : () => {};
-  const reject: (message: string) => never = unknownMatchNothing ? ((() => undefined) as never) : rejectRequest;
+  const reject: (message: string) => void = unknownMatchNothing ? () => {} : rejectRequest;
   if (unknownMatchNothing && !facts.classes.has(UNKNOWN_CLASS)) facts.classes.set(UNKNOWN_CLASS, { rows: [], byProvider: new Map() });
   for (const t of [...request.rootRequired, ...request.rootForbidden]) if (!index.traitIds.has(t)) reject(`No such trait(s): ${t}.`);
   if ((request.rootRequired.length || request.rootForbidden.length) && !facts.someAnchorAllowed()) stop();
