@@ -52,6 +52,10 @@ query Dashboard {
 `;
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === '--help' || argv[0] === '-h') {
+    console.log(USAGE);
+    return 0;
+  }
   const [command, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -84,7 +88,9 @@ async function main(argv: string[]): Promise<number> {
         console.log(`Loaded the demo cloud into ${dbFile}: ${summary.providers} providers, ${summary.consumers} consumers.`);
       }
       const host = values.host ?? process.env.HOST ?? '127.0.0.1';
-      const port = Number(values.port ?? process.env.PORT ?? 4000);
+      const portText = values.port ?? process.env.PORT ?? '4000';
+      const port = Number(portText);
+      if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, not '${portText}'`);
       const access = loadAccessConfig(values.tokens ?? process.env.PLACEMENT_TOKENS_FILE, process.env.PLACEMENT_TOKENS);
       if (access.tokens.size === 0 && !isLoopback(host)) {
         console.error(`Refusing to serve on ${host} without access control: no bearer tokens are configured.\n${HOW_TO_CONFIGURE_TOKENS}`);
@@ -164,6 +170,12 @@ async function main(argv: string[]): Promise<number> {
 
 export class UsageError extends Error {}
 
+// A reader that stops early (`placement-gql schema | head`) is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 main(process.argv.slice(2)).then(
   // Not process.exit(): it would cut off output still being written to a pipe.
   (code) => {
@@ -174,8 +186,8 @@ main(process.argv.slice(2)).then(
       console.error(`Access control: ${error.message}\n${HOW_TO_CONFIGURE_TOKENS}`);
       return process.exit(1);
     }
-    if (error instanceof UsageError || (error as any)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      console.error(`${(error as Error).message}\n\n${USAGE}`);
+    if (error instanceof UsageError || String((error as any)?.code).startsWith('ERR_PARSE_ARGS_')) {
+      console.error(`placement-gql: ${(error as Error).message}\nSee 'placement-gql --help'.`);
       return process.exit(1);
     }
     console.error(error);

@@ -11,6 +11,7 @@ import { Metrics } from './server/metrics.js';
 import { useAccessControl, useLimits, useObservability, type Logger } from './server/plugins.js';
 import { CANDIDATE_ANSWER_JSON, selectsCandidates } from './modules/candidates/candidates.graphql.js';
 import { useAnswerJson } from './server/answer-json.js';
+import { renderGraphiqlPage, useGraphiqlAssets } from './server/graphiql.js';
 
 export interface ServerOptions {
   db: Db;
@@ -36,13 +37,16 @@ export function createServer(options: ServerOptions): Server {
     schema: getSchema(),
     context: ({ request }) => createContext(options.db, { role: roleOf(access, request.headers.get('authorization')), feed, limits }),
     maskedErrors: options.maskErrors ?? true,
-    graphiql: {
-      title: 'placement-gql',
-      defaultQuery: options.graphiqlQuery,
-      headers: access.tokens.size > 0 ? JSON.stringify({ Authorization: 'Bearer <your token>' }) : undefined,
-    },
+    graphiql: true,
+    renderGraphiQL: () =>
+      renderGraphiqlPage({
+        title: 'placement-gql',
+        query: options.graphiqlQuery,
+        headers: access.tokens.size > 0 ? JSON.stringify({ Authorization: 'Bearer <your token>' }) : undefined,
+      }),
     landingPage: false,
     plugins: [
+      useGraphiqlAssets(),
       useObservability(options.db, metrics, options.log ?? null),
       useLimits(limits, metrics),
       useAccessControl(),
