@@ -17,6 +17,7 @@ Usage:
   placement-gql serve [--db FILE] [--port N] [--host ADDR] [--tokens FILE] [--demo] [--quiet]
                                   serve GraphQL and GraphiQL; --demo loads the demo cloud into an empty database;
                                   any address but loopback needs bearer tokens (--tokens FILE or PLACEMENT_TOKENS)
+                                  [--metrics-open]: serve /metrics without a token when tokens are configured
                                   [--extra-specs FILE]: operators' extra-spec validators (JSON or YAML; or PLACEMENT_EXTRA_SPECS_FILE)
   placement-gql import FILE [--db FILE]
                                   load a snapshot (JSON) in one transaction; a rejected file changes nothing
@@ -72,6 +73,7 @@ async function main(argv: string[]): Promise<number> {
       check: { type: 'boolean' },
       write: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
+      'metrics-open': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -103,7 +105,7 @@ async function main(argv: string[]): Promise<number> {
         db.close();
         return 1;
       }
-      const yoga = createServer({ db, access, graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
+      const yoga = createServer({ db, access, metricsOpen: values['metrics-open'], graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
       const http = createHttpServer(yoga);
       await new Promise<void>((resolve) => http.listen(port, host, resolve));
       const shown = host.includes(':') ? `[${host}]` : host;

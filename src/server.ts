@@ -22,6 +22,8 @@ export interface ServerOptions {
   log?: Logger | null;
   /** Hide internal error details (default true; tests turn it off). */
   maskErrors?: boolean;
+  /** Serve /metrics without a token even when tokens are configured. */
+  metricsOpen?: boolean;
   /** The query GraphiQL opens with. */
   graphiqlQuery?: string;
 }
@@ -47,7 +49,7 @@ export function createServer(options: ServerOptions): Server {
     landingPage: false,
     plugins: [
       useGraphiqlAssets(),
-      useObservability(options.db, metrics, options.log ?? null),
+      useObservability(options.db, metrics, options.log ?? null, (request) => options.metricsOpen === true || roleOf(access, request.headers.get('authorization')) !== null),
       useLimits(limits, metrics),
       useAccessControl(),
       // Candidate answers run to tens of thousands of objects: compiled execution shapes them several times faster.

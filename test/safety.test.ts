@@ -99,10 +99,21 @@ describe('observability', () => {
     expect(logs.at(-2)).toMatchObject({ level: 'info', requestId: 'req-42', operation: 'Dash', type: 'query' });
     expect(logs.at(-1).requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.stringify(logs)).not.toContain(READER);
-    const metrics = await (await yoga.fetch('http://test/metrics')).text();
+    const refused = await yoga.fetch('http://test/metrics');
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toContain('needs a bearer token');
+    expect((await yoga.fetch('http://test/metrics', { headers: { authorization: 'Bearer not-a-known-token-000' } })).status).toBe(401);
+    const metrics = await (await yoga.fetch('http://test/metrics', { headers: { authorization: `Bearer ${READER}` } })).text();
     expect(metrics).toContain('placement_gql_requests_total{operation="Dash",type="query"} 2');
     expect(metrics).toMatch(/placement_gql_request_duration_seconds_count\{operation="Dash",type="query"\} 2/);
     expect(metrics).toMatch(/placement_gql_sql_statements_total [1-9]\d*/);
+  });
+});
+
+describe('metrics access', () => {
+  it('serves /metrics without a token when told to (--metrics-open), and always on open access', async () => {
+    expect((await server({ metricsOpen: true }).yoga.fetch('http://test/metrics')).status).toBe(200);
+    expect((await server({ access: undefined }).yoga.fetch('http://test/metrics')).status).toBe(200);
   });
 });
 

@@ -62,11 +62,19 @@ export function useLimits(limits: Limits, metrics: Metrics): Plugin<Context> {
 }
 
 /** A request id (x-request-id, echoed back), one JSON log line per operation, and metrics; /metrics serves them. */
-export function useObservability(db: Db, metrics: Metrics, log: Logger | null): Plugin<Context> {
+export function useObservability(db: Db, metrics: Metrics, log: Logger | null, mayReadMetrics: (request: Request) => boolean = () => true): Plugin<Context> {
   const requestIds = new WeakMap<Request, string>();
   return {
     onRequest({ request, url, endResponse }) {
       if (url.pathname === '/metrics') {
+        if (!mayReadMetrics(request)) {
+          return endResponse(
+            new Response('/metrics needs a bearer token (reader or admin) when tokens are configured; serve --metrics-open serves it without one.\n', {
+              status: 401,
+              headers: { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' },
+            }),
+          );
+        }
         return endResponse(new Response(metrics.render(db.statements.count), { headers: { 'content-type': 'text/plain; version=0.0.4' } }));
       }
       requestIds.set(request, request.headers.get('x-request-id') ?? randomUUID());
