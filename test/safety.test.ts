@@ -110,6 +110,15 @@ describe('observability', () => {
   });
 });
 
+describe('answers show no internals', () => {
+  it.each([undefined, 'application/json', 'application/graphql-response+json'])('a body that is not JSON is a 400 without the parser\'s error (accept %s)', async (accept) => {
+    const { yoga } = server({ access: undefined });
+    const response = await yoga.fetch('http://test/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...(accept ? { accept } : {}) }, body: '{bad json' });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ errors: [{ message: 'POST body sent invalid JSON.', extensions: { code: 'BAD_REQUEST' } }] });
+  });
+});
+
 describe('metrics access', () => {
   it('serves /metrics without a token when told to (--metrics-open), and always on open access', async () => {
     expect((await server({ metricsOpen: true }).yoga.fetch('http://test/metrics')).status).toBe(200);

@@ -112,3 +112,21 @@ export function useObservability(db: Db, metrics: Metrics, log: Logger | null, m
     },
   };
 }
+
+/** No answer shows internals: yoga attaches the JSON parser's own error to a bad body; drop it. */
+export function useNoInternals(): Plugin<Context> {
+  const clean = (result: any) => {
+    for (const error of result?.errors ?? []) {
+      if (!error?.extensions?.originalError) continue;
+      delete error.extensions.originalError;
+      // yoga read the parser's error as the sign of a bad request (400 even for application/json): say so directly.
+      if (error.extensions.http?.status) error.extensions.http = { ...error.extensions.http, spec: false };
+    }
+  };
+  return {
+    onResultProcess({ result }) {
+      if (Array.isArray(result)) result.forEach(clean);
+      else clean(result);
+    },
+  };
+}
