@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, DEFAULT_DB_FILE } from './db/client.js';
 import { createServer } from './server.js';
+import { nodeListener } from './server/http.js';
 import { AccessConfigError, HOW_TO_CONFIGURE_TOKENS, isLoopback, loadAccessConfig } from './server/access.js';
 import { jsonLogger } from './server/plugins.js';
 import { exportSnapshot, importSnapshot, isEmpty, SnapshotRejected } from './modules/snapshot/snapshot.service.js';
@@ -106,7 +107,9 @@ async function main(argv: string[]): Promise<number> {
         return 1;
       }
       const yoga = createServer({ db, access, metricsOpen: values['metrics-open'], graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
-      const http = createHttpServer(yoga);
+      // Slow clients cannot hold the server: headers within 10 s, a whole request within 30 s, idle keep-alive closed after 5 s.
+      const http = createHttpServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, nodeListener(yoga));
+      http.maxConnections = 1_000;
       await new Promise<void>((resolve) => http.listen(port, host, resolve));
       const shown = host.includes(':') ? `[${host}]` : host;
       console.log(`placement-gql serving ${dbFile} (${access.tokens.size ? `${access.tokens.size} bearer token(s)` : 'open access on loopback'})`);

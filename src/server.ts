@@ -28,7 +28,7 @@ export interface ServerOptions {
   graphiqlQuery?: string;
 }
 
-export type Server = YogaServerInstance<{}, Context> & { metrics: Metrics };
+export type Server = YogaServerInstance<{}, Context> & { metrics: Metrics; limits: Limits };
 
 export function createServer(options: ServerOptions): Server {
   const access = options.access ?? OPEN_ACCESS;
@@ -59,5 +59,5 @@ export function createServer(options: ServerOptions): Server {
       useAnswerJson({ ...CANDIDATE_ANSWER_JSON, enableIf: selectsCandidates }),
     ],
   });
-  return Object.assign(yoga, { metrics });
+  return Object.assign(yoga, { metrics, limits });
 }
