@@ -114,7 +114,13 @@ async function main(argv: string[]): Promise<number> {
       const shown = host.includes(':') ? `[${host}]` : host;
       console.log(`placement-gql serving ${dbFile} (${access.tokens.size ? `${access.tokens.size} bearer token(s)` : 'open access on loopback'})`);
       console.log(`GraphiQL: http://${shown}:${port}/graphql`);
-      const stop = () => http.close(() => (db.close(), process.exit(0)));
+      // Graceful stop: no new connections, idle ones closed, requests in flight finish (up to 10 s; then
+      // the rest, live subscription streams included, are cut), and closing the database checkpoints the WAL.
+      const stop = () => {
+        http.close(() => (db.close(), process.exit(0)));
+        http.closeIdleConnections();
+        setTimeout(() => http.closeAllConnections(), 10_000).unref();
+      };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
       return new Promise(() => {});
