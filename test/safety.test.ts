@@ -119,6 +119,21 @@ describe('answers show no internals', () => {
   });
 });
 
+describe('metrics labels', () => {
+  it('folds operation names past the first 100 distinct ones, and over-long ones, into "other"', async () => {
+    const { yoga } = server({ access: undefined });
+    const run = (name: string) => yoga.fetch('http://test/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `query ${name} { __typename }` }) });
+    for (let i = 0; i < 120; i++) await run(`Op${i}`);
+    await run('L' + 'x'.repeat(80));
+    const text = await (await yoga.fetch('http://test/metrics')).text();
+    const names = new Set([...text.matchAll(/placement_gql_requests_total\{operation="([^"]+)"/g)].map((m) => m[1]));
+    expect(names.size).toBe(101);
+    expect(text).toContain('placement_gql_requests_total{operation="Op99",type="query"} 1');
+    expect(text).toContain('placement_gql_requests_total{operation="other",type="query"} 21');
+    expect(text).not.toContain('Op100');
+  });
+});
+
 describe('metrics access', () => {
   it('serves /metrics without a token when told to (--metrics-open), and always on open access', async () => {
     expect((await server({ metricsOpen: true }).yoga.fetch('http://test/metrics')).status).toBe(200);

@@ -17,8 +17,19 @@ export class Metrics {
   candidateSearches = 0;
   refused = new Map<string, number>();
 
+  /** Operation names are chosen by clients: past this many distinct names, or past 64 characters, a name is counted as "other" (memory stays bounded). */
+  static readonly MAX_OPERATION_LABELS = 100;
+  private readonly operations = new Set<string>();
+
+  private operationLabel(operation: string): string {
+    if (this.operations.has(operation)) return operation;
+    if (operation.length > 64 || this.operations.size >= Metrics.MAX_OPERATION_LABELS) return 'other';
+    this.operations.add(operation);
+    return operation;
+  }
+
   observe(operation: string, type: string, seconds: number, failed: boolean) {
-    const key = `operation="${label(operation)}",type="${type}"`;
+    const key = `operation="${label(this.operationLabel(operation))}",type="${type}"`;
     this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
     if (failed) this.errors.set(key, (this.errors.get(key) ?? 0) + 1);
     let h = this.latency.get(key);
