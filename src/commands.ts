@@ -9,6 +9,8 @@ type Command = (options: CommandOptions) => Promise<number> | number;
 
 const commands: Record<string, () => Promise<Command>> = {
   'apply-config': async () => (await import('./modules/provider-config/provider-config.command.js')).applyConfigCommand,
+  backup: async () => (await import('./db/backup.command.js')).backupCommand(false),
+  restore: async () => (await import('./db/backup.command.js')).backupCommand(true),
   docs: async () => (await import('./modules/flavors/docs.command.js')).docsCommand,
 };
 

@@ -24,6 +24,10 @@ Usage:
                                   load a snapshot (JSON) in one transaction; a rejected file changes nothing
   placement-gql export [--db FILE] [--out FILE]
                                   write the database as a snapshot (JSON) to stdout or FILE
+  placement-gql backup FILE [--db FILE]
+                                  copy the database to a new FILE while the server runs and writes (SQLite's backup API), then check it
+  placement-gql restore FILE [--db FILE]
+                                  replace the database with a backup after checking its integrity (stop the server first)
   placement-gql apply-config DIR [--db FILE] [--dry-run]
                                   apply Nova provider-config YAML documents (*.yaml, in lexicographic order)
   placement-gql docs extra-specs|metadefs [--out FILE] [--extra-specs FILE]

@@ -1,0 +1,54 @@
+// Online backup and checked restore of the database file. A plain copy of a WAL database taken
+// while the server writes can be torn; SQLite's backup API copies a consistent committed state.
+import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+
+export class BackupError extends Error {}
+
+/** The result of PRAGMA integrity_check: 'ok' or the problems SQLite lists. */
+export function integrityOf(file: string): string[] {
+  const sqlite = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return (sqlite.pragma('integrity_check') as { integrity_check: string }[]).map((row) => row.integrity_check);
+  } finally {
+    sqlite.close();
+  }
+}
+
+function requireSound(file: string) {
+  let problems: string[];
+  try {
+    problems = integrityOf(file);
+  } catch (error) {
+    throw new BackupError(`${file} is not a readable SQLite database: ${(error as Error).message}`);
+  }
+  if (problems.length !== 1 || problems[0] !== 'ok') throw new BackupError(`${file} fails integrity_check: ${problems.slice(0, 5).join('; ')}`);
+}
+
+/** Copies the live database `source` to the new file `target`, then checks the copy. */
+export async function backupDatabase(source: string, target: string): Promise<{ pages: number }> {
+  if (existsSync(target)) throw new BackupError(`${target} exists; a backup never overwrites a file`);
+  const sqlite = new Database(source, { fileMustExist: true });
+  try {
+    sqlite.pragma('busy_timeout = 5000');
+    const { totalPages } = await sqlite.backup(target);
+    requireSound(target);
+    return { pages: totalPages };
+  } finally {
+    sqlite.close();
+  }
+}
+
+/** Replaces the database `target` with the backup `source`, after checking the backup. The server must be stopped. */
+export async function restoreDatabase(source: string, target: string): Promise<{ pages: number }> {
+  requireSound(source);
+  const backup = new Database(source, { readonly: true, fileMustExist: true });
+  try {
+    const isOurs = backup.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'resource_providers'").get();
+    if (!isOurs) throw new BackupError(`${source} is not a placement-gql database (it has no resource_providers table)`);
+    const { totalPages } = await backup.backup(target);
+    return { pages: totalPages };
+  } finally {
+    backup.close();
+  }
+}

@@ -1,0 +1,89 @@
+// Online backups while another connection writes, and restores that check the file first.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/client.js';
+import { BackupError, backupDatabase, integrityOf, restoreDatabase } from '../src/db/backup.js';
+import { createProvider } from '../src/modules/providers/providers.service.js';
+import { exportSnapshot, importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
+import { demoCloud, tempDbFile } from './helpers.js';
+
+const providerCount = (file: string) => {
+  const db = openDatabase(file);
+  try {
+    return (db.sqlite.prepare('SELECT count(*) AS n FROM resource_providers').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+};
+
+describe('backup and restore', () => {
+  it('copies a committed state while another connection keeps writing', async () => {
+    const live = tempDbFile('live.db');
+    const db = openDatabase(live);
+    importSnapshot(db, demoCloud());
+    const before = providerCount(live);
+    let written = 0;
+    const writer = setInterval(() => {
+      for (let i = 0; i < 20; i++) db.transaction(() => createProvider(db, { name: `written-${written++}` }));
+    }, 1);
+    const copy = tempDbFile('copy.db');
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      await backupDatabase(live, copy);
+    } finally {
+      clearInterval(writer);
+    }
+    expect(integrityOf(copy)).toEqual(['ok']);
+    const copied = providerCount(copy);
+    expect(copied).toBeGreaterThanOrEqual(before);
+    expect(copied).toBeLessThanOrEqual(before + written);
+    // A committed state: the providers present are exactly the first ones written, none half-made.
+    const names = openDatabase(copy).sqlite.prepare("SELECT name FROM resource_providers WHERE name LIKE 'written-%'").all() as { name: string }[];
+    expect(new Set(names.map((r) => r.name))).toEqual(new Set(Array.from({ length: copied - before }, (_, i) => `written-${i}`)));
+    db.close();
+  });
+
+  it('never overwrites a file, and restore refuses a damaged or foreign file, changing nothing', async () => {
+    const live = tempDbFile('live.db');
+    const db = openDatabase(live);
+    importSnapshot(db, demoCloud());
+    const exported = JSON.stringify(exportSnapshot(db));
+    db.close();
+    const copy = tempDbFile('copy.db');
+    await backupDatabase(live, copy);
+    await expect(backupDatabase(live, copy)).rejects.toThrow(/exists; a backup never overwrites/);
+
+    const damaged = tempDbFile('damaged.db');
+    writeFileSync(damaged, 'not a database at all, just text'.repeat(200));
+    await expect(restoreDatabase(damaged, live)).rejects.toBeInstanceOf(BackupError);
+    const foreign = tempDbFile('foreign.db');
+    const other = new (await import('better-sqlite3')).default(foreign);
+    other.exec('CREATE TABLE t (x)');
+    other.close();
+    await expect(restoreDatabase(foreign, live)).rejects.toThrow(/not a placement-gql database/);
+    const after = openDatabase(live);
+    expect(JSON.stringify(exportSnapshot(after))).toBe(exported);
+    after.close();
+  });
+
+  it('restores a backup from the command line: the database exports as it was', () => {
+    const live = tempDbFile('live.db');
+    const db = openDatabase(live);
+    importSnapshot(db, demoCloud());
+    const exported = JSON.stringify(exportSnapshot(db));
+    db.close();
+    const copy = tempDbFile('copy.db');
+    const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { encoding: 'utf8' });
+    const backup = cli('backup', copy, '--db', live);
+    expect(backup.status).toBe(0);
+    expect(backup.stdout).toContain('integrity_check ok');
+    const target = tempDbFile('restored.db');
+    const restore = cli('restore', copy, '--db', target);
+    expect(restore.status).toBe(0);
+    const restored = openDatabase(target);
+    expect(JSON.stringify(exportSnapshot(restored))).toBe(exported);
+    restored.close();
+    expect(cli('restore', tempDbFile('missing.db'), '--db', target).status).toBe(2);
+  });
+});
