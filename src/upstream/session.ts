@@ -1,0 +1,31 @@
+// How the gateway reaches an OpenStack service: its endpoint and a token. A fixed URL and token
+// (`--upstream URL --upstream-token T`), or a Keystone session (clouds.yaml, OS_* variables).
+export type ServiceType = 'placement' | 'compute' | 'image' | 'baremetal';
+
+export interface TlsOptions {
+  /** PEM bundle to trust instead of the system's (--upstream-cacert, clouds.yaml cacert, OS_CACERT). */
+  ca?: string;
+  /** false only when clouds.yaml says `verify: false`. */
+  rejectUnauthorized: boolean;
+}
+
+export interface UpstreamSession {
+  /** The service's endpoint URL, without a trailing slash; null when the cloud has no such service. */
+  endpoint(service: ServiceType): Promise<string | null>;
+  /** A valid token; `renew` asks for a new one (after a 401). */
+  token(renew?: boolean): Promise<string>;
+  tls: TlsOptions;
+  /** What an operator may see: endpoint or auth URL, auth method, user; never a secret. */
+  describe(): string;
+}
+
+/** A fixed endpoint and token, e.g. `admin` on a noauth2 Placement. */
+export function fixedTokenSession(url: string, token: string, tls: TlsOptions = { rejectUnauthorized: true }): UpstreamSession {
+  const placement = url.replace(/\/+$/, '');
+  return {
+    endpoint: async (service) => (service === 'placement' ? placement : null),
+    token: async () => token,
+    tls,
+    describe: () => `${placement} (fixed token)`,
+  };
+}
