@@ -1,11 +1,10 @@
 // The placement-gql command line: serve, import, export, apply-config, docs, schema.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, DEFAULT_DB_FILE } from './db/client.js';
 import { createServer } from './server.js';
-import { nodeListener } from './server/http.js';
+import { createNodeServer } from './server/http.js';
 import { AccessConfigError, HOW_TO_CONFIGURE_TOKENS, isLoopback, loadAccessConfig } from './server/access.js';
 import { jsonLogger } from './server/plugins.js';
 import { exportSnapshot, importSnapshot, isEmpty, SnapshotRejected } from './modules/snapshot/snapshot.service.js';
@@ -19,6 +18,8 @@ Usage:
                                   serve GraphQL and GraphiQL; --demo loads the demo cloud into an empty database;
                                   any address but loopback needs bearer tokens (--tokens FILE or PLACEMENT_TOKENS)
                                   [--metrics-open]: serve /metrics without a token when tokens are configured
+                                  [--max-connections N] [--max-connections-per-address N] [--max-streams N] [--max-streams-per-address N]:
+                                  caps on open connections and subscription streams (defaults 1000, 100, 500, 20)
                                   [--extra-specs FILE]: operators' extra-spec validators (JSON or YAML; or PLACEMENT_EXTRA_SPECS_FILE)
   placement-gql import FILE [--db FILE]
                                   load a snapshot (JSON) in one transaction; a rejected file changes nothing
@@ -79,6 +80,10 @@ async function main(argv: string[]): Promise<number> {
       write: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       'metrics-open': { type: 'boolean' },
+      'max-connections': { type: 'string' },
+      'max-connections-per-address': { type: 'string' },
+      'max-streams': { type: 'string' },
+      'max-streams-per-address': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -110,10 +115,15 @@ async function main(argv: string[]): Promise<number> {
         db.close();
         return 1;
       }
-      const yoga = createServer({ db, access, metricsOpen: values['metrics-open'], graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
-      // Slow clients cannot hold the server: headers within 10 s, a whole request within 30 s, idle keep-alive closed after 5 s.
-      const http = createHttpServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, nodeListener(yoga));
-      http.maxConnections = 1_000;
+      const caps: Record<string, number> = {};
+      for (const [flag, limit] of [['max-connections', 'maxConnections'], ['max-connections-per-address', 'maxConnectionsPerAddress'], ['max-streams', 'maxStreams'], ['max-streams-per-address', 'maxStreamsPerAddress']]) {
+        const text = values[flag as 'max-streams'];
+        if (text === undefined) continue;
+        if (!/^[1-9]\d{0,6}$/.test(text)) throw new UsageError(`--${flag} must be a whole number from 1 to 9999999, not '${text}'`);
+        caps[limit] = Number(text);
+      }
+      const yoga = createServer({ db, access, limits: caps, metricsOpen: values['metrics-open'], graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
+      const { http } = createNodeServer(yoga);
       await new Promise<void>((resolve) => http.listen(port, host, resolve));
       const shown = host.includes(':') ? `[${host}]` : host;
       console.log(`placement-gql serving ${dbFile} (${access.tokens.size ? `${access.tokens.size} bearer token(s)` : 'open access on loopback'})`);

@@ -1,12 +1,47 @@
-// The Node HTTP side of the server: the body limit counted as bytes arrive, whatever the framing.
+// The Node HTTP side of the server: the body limit counted as bytes arrive, whatever the framing; caps on
+// connections and streaming answers, in total and per client address; the timeouts for slow clients.
 // A Content-Length is checked by the limits plugin before parsing; a chunked body has none, so
 // without this a client could make the server buffer any amount before a refusal.
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Limits } from './limits.js';
 
 export interface BodyLimited {
   (request: IncomingMessage, response: ServerResponse): unknown;
-  limits: { maxBodyBytes: number };
+  limits: Pick<Limits, 'maxBodyBytes'> & Partial<Limits>;
   metrics: { refuse(limit: string): void };
+}
+
+type Limit = 'maxBodyBytes' | 'maxConnections' | 'maxConnectionsPerAddress' | 'maxStreams' | 'maxStreamsPerAddress';
+
+/** Answers a refusal before the request reaches GraphQL, naming the limit and its value, then closes the connection. */
+function refuse(response: ServerResponse, status: number, limit: Limit, allowed: number, message: string, then?: () => void) {
+  const body = JSON.stringify({ errors: [{ message, extensions: { code: 'LIMIT_EXCEEDED', limit, allowed } }] });
+  response.writeHead(status, { 'content-type': 'application/json', connection: 'close', ...(status === 413 ? {} : { 'retry-after': '1' }) });
+  response.end(body, then);
+}
+
+/** The client's address, IPv4 written plainly when it arrives mapped into IPv6. */
+const addressOf = (socket: Socket) => (socket.remoteAddress ?? 'unknown').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+
+/** A request whose answer may stay open: a subscription over SSE or multipart. */
+const wantsStream = (request: IncomingMessage) => /text\/event-stream|multipart\/mixed/i.test(request.headers.accept ?? '');
+
+/** Counts per key, forgetting a key at zero so the map holds only addresses with something open. */
+class Counter {
+  total = 0;
+  private readonly byKey = new Map<string, number>();
+  of = (key: string) => this.byKey.get(key) ?? 0;
+  add(key: string) {
+    this.total++;
+    this.byKey.set(key, this.of(key) + 1);
+  }
+  remove(key: string) {
+    this.total--;
+    const left = this.of(key) - 1;
+    if (left > 0) this.byKey.set(key, left);
+    else this.byKey.delete(key);
+  }
 }
 
 export function nodeListener(server: BodyLimited): RequestListener {
@@ -19,13 +54,73 @@ export function nodeListener(server: BodyLimited): RequestListener {
         if (received <= max || response.headersSent) return;
         request.off('data', count);
         server.metrics.refuse('maxBodyBytes');
-        const body = JSON.stringify({ errors: [{ message: `Request body of more than ${max} bytes exceeds the limit maxBodyBytes = ${max}.`, extensions: { code: 'LIMIT_EXCEEDED', limit: 'maxBodyBytes' } }] });
-        response.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
         // Stop reading: the rest of the body is never buffered.
-        response.end(body, () => request.destroy());
+        refuse(response, 413, 'maxBodyBytes', max, `Request body of more than ${max} bytes exceeds the limit maxBodyBytes = ${max}.`, () => request.destroy());
       };
       request.on('data', count);
     }
     return server(request, response);
   };
+}
+
+export interface NodeServer {
+  http: HttpServer;
+  /** Connections and streams open now (for tests and the stop summary). */
+  open(): { connections: number; streams: number };
+}
+
+/**
+ * The HTTP server as `serve` runs it: slow clients cannot hold it (headers within 10 s, a whole request
+ * within 30 s, idle keep-alive closed after 5 s), and connections and streams are capped in total and per
+ * client address. A connection past a cap is answered (503 for the server's total, 429 for one address's
+ * share) as soon as it sends its request, naming the limit, and closed; one that sends nothing is closed
+ * after 2 s. Past twice maxConnections the kernel's connections are dropped unanswered.
+ */
+export function createNodeServer(server: BodyLimited & { limits: Limits }): NodeServer {
+  const limits = server.limits;
+  const http = createHttpServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 });
+  http.maxConnections = 2 * limits.maxConnections;
+  const connections = new Counter();
+  const streams = new Counter();
+  const refused = new WeakMap<Socket, (response: ServerResponse) => void>();
+  http.on('connection', (socket: Socket) => {
+    const address = addressOf(socket);
+    const fromAddress = connections.of(address);
+    let refusal: ((response: ServerResponse) => void) | null = null;
+    if (connections.total >= limits.maxConnections) {
+      server.metrics.refuse('maxConnections');
+      refusal = (response) => refuse(response, 503, 'maxConnections', limits.maxConnections, `The server has ${connections.total} connections open: the limit maxConnections = ${limits.maxConnections} is reached; retry later.`);
+    } else if (fromAddress >= limits.maxConnectionsPerAddress) {
+      server.metrics.refuse('maxConnectionsPerAddress');
+      refusal = (response) =>
+        refuse(response, 429, 'maxConnectionsPerAddress', limits.maxConnectionsPerAddress, `${address} has ${connections.of(address)} connections open: the limit maxConnectionsPerAddress = ${limits.maxConnectionsPerAddress} is reached; reuse them (keep-alive) or close some.`);
+    }
+    if (refusal) {
+      refused.set(socket, refusal);
+      socket.setTimeout(2_000, () => socket.destroy());
+      return;
+    }
+    connections.add(address);
+    socket.once('close', () => connections.remove(address));
+  });
+  const listener = nodeListener(server);
+  http.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const refusal = refused.get(request.socket);
+    if (refusal) return refusal(response);
+    if (wantsStream(request)) {
+      const address = addressOf(request.socket);
+      if (streams.total >= limits.maxStreams) {
+        server.metrics.refuse('maxStreams');
+        return refuse(response, 503, 'maxStreams', limits.maxStreams, `The server has ${streams.total} subscription streams open: the limit maxStreams = ${limits.maxStreams} is reached; retry later.`);
+      }
+      if (streams.of(address) >= limits.maxStreamsPerAddress) {
+        server.metrics.refuse('maxStreamsPerAddress');
+        return refuse(response, 429, 'maxStreamsPerAddress', limits.maxStreamsPerAddress, `${address} has ${streams.of(address)} subscription streams open: the limit maxStreamsPerAddress = ${limits.maxStreamsPerAddress} is reached; close one first.`);
+      }
+      streams.add(address);
+      response.once('close', () => streams.remove(address));
+    }
+    return listener(request, response);
+  });
+  return { http, open: () => ({ connections: connections.total, streams: streams.total }) };
 }

@@ -27,6 +27,12 @@ export interface Limits {
   maxBodyBytes: number;
   /** Most allocation requests one candidate search may build before answering truncated. */
   maxCandidates: number;
+  /** Open HTTP connections, in total and from one client address (past them: 503 and 429). */
+  maxConnections: number;
+  maxConnectionsPerAddress: number;
+  /** Open streaming answers (SSE or multipart subscriptions), in total and from one client address. */
+  maxStreams: number;
+  maxStreamsPerAddress: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -35,6 +41,10 @@ export const DEFAULT_LIMITS: Limits = {
   maxCost: 200_000,
   maxBodyBytes: 1_000_000,
   maxCandidates: 100_000,
+  maxConnections: 1_000,
+  maxConnectionsPerAddress: 100,
+  maxStreams: 500,
+  maxStreamsPerAddress: 20,
 };
 
 /** Expected size of a plain list field that declares none (see listSize). */
