@@ -1,7 +1,6 @@
 // The extra-spec registry against Nova 26's verdicts (test/golden/nova-extra-specs, recorded with its oracle).
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_VALIDATORS, extraSpecRegistry, unknownKeyMessage, valueError, type ValidationMode } from '../src/catalog/extra-specs.js';
-import { pythonFullmatch, pyInt, pyRepr } from '../src/catalog/extra-specs-python.js';
 import { fixture } from './helpers.js';
 
 interface Verdict {
@@ -120,31 +119,5 @@ describe('validation modes against the recorded verdicts', () => {
     ]);
     expect(result.valid).toBe(true);
     expect(result.warnings[0].message).toContain('more than once');
-  });
-});
-
-describe("Python's rules", () => {
-  it('int() accepts whitespace, signs, underscores and Unicode digits', () => {
-    expect(pyInt(' +07 ')).toBe(7n);
-    expect(pyInt('1_000')).toBe(1000n);
-    expect(pyInt('\u0663\u0664')).toBe(34n);
-    expect(pyInt('\u{1D7D9}')).toBe(1n);
-    for (const bad of ['1__0', '_1', '1_', '2.0', '', '+', '0x1']) expect(pyInt(bad), bad).toBeNull();
-  });
-
-  it('re patterns: Unicode \\d, unescaped dots, $ before a final newline, literal braces', () => {
-    expect(pythonFullmatch('\\d+').test('\u0663')).toBe(true);
-    expect(pythonFullmatch('a.b').test('a\nb')).toBe(false);
-    expect(pythonFullmatch('a.b').test('a\rb')).toBe(true);
-    expect(pythonFullmatch('a$\\n').test('a\n')).toBe(true);
-    expect(pythonFullmatch('a{x}').test('a{x}')).toBe(true);
-    expect(pythonFullmatch('a{,2}').test('aa')).toBe(true);
-    expect(pythonFullmatch('(?P<n>x)(?P=n)').test('xx')).toBe(true);
-  });
-
-  it('repr() quotes and escapes as Python does', () => {
-    expect(pyRepr("it's")).toBe(`"it's"`);
-    expect(pyRepr(`it's "x"`)).toBe(`'it\\'s "x"'`);
-    expect(pyRepr('a\tb\u2028\u00e9')).toBe("'a\\tb\\u2028\u00e9'");
   });
 });

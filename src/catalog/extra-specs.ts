@@ -1,7 +1,7 @@
 // The flavor extra-spec registry: Nova's built-in validators (extra-specs.json) and the operators' own,
 // and the checks of POST /flavors/{id}/os-extra_specs with their exact texts (Nova 26, microversion 2.86).
 import catalogFile from './extra-specs.json' with { type: 'json' };
-import { pyDictRepr, pyInt, pyRepr, pyStrip, pythonFullmatch } from './extra-specs-python.js';
+import { codePointOrder, pyDictRepr, pyInt, pyRepr, pyStrip, pythonFullmatch } from '../rules/python.js';
 
 export type ExtraSpecValueType = 'int' | 'str' | 'bool';
 export type ValidationMode = 'STRICT' | 'PERMISSIVE' | 'OFF';
@@ -171,7 +171,7 @@ export class ExtraSpecRegistry {
       }
     }
     if (badKeys.length > 0) {
-      const listed = badKeys.sort(comparePython).map(pyRepr).join(', ');
+      const listed = badKeys.sort(codePointOrder).map(pyRepr).join(', ');
       const dict = pyDictRepr([...entries].map(([k, e]) => [k, e.value] as const));
       errors.push({
         path,
@@ -200,17 +200,6 @@ export class ExtraSpecRegistry {
 }
 
 const firstSentence = (text: string) => text.split(/(?<=\.)\s/)[0].replace(/\s+/g, ' ');
-
-/** Python's string order (code points), which differs from JavaScript's (UTF-16 units) beyond the BMP. */
-export function comparePython(a: string, b: string): number {
-  const x = [...a];
-  const y = [...b];
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = x[i].codePointAt(0)! - y[i].codePointAt(0)!;
-    if (d !== 0) return d;
-  }
-  return x.length - y.length;
-}
 
 export const BUILT_IN_VALIDATORS: readonly ExtraSpecValidator[] = (catalogFile.validators as ExtraSpecValidatorDefinition[]).map((v) => compileValidator(v, 'BUILT_IN'));
 

@@ -1,29 +1,22 @@
 // Placement's own GET /allocation_candidates query string, read as Placement 8.0.0 reads it at
 // microversions 1.10 to 1.39: the same checks in the same order, with the same messages.
-import { LATEST_MINOR, checkGroups, pyRepr, reject, type SearchGroup, type SearchRequest } from './candidates.request.js';
+import { pyIntNumber, pyRepr, pyStrip, pythonSearch } from '../../rules/python.js';
+import { LATEST_MINOR, checkGroups, reject, type SearchGroup, type SearchRequest } from './candidates.request.js';
 
 const NUMERIC_SUFFIX = '[1-9][0-9]*';
 const VERBOSE_SUFFIX = '[a-zA-Z0-9_-]{1,64}';
 const LIMIT_PATTERN = '^[1-9][0-9]*$';
-/** A Python regex in JS: Python's `$` (without MULTILINE) also matches just before a final newline. */
-const pyRegex = (pattern: string) => new RegExp(pattern.replace(/\$$/, '\n?$'));
-const LIMIT_REGEX = pyRegex(LIMIT_PATTERN);
+const LIMIT_REGEX = pythonSearch(LIMIT_PATTERN);
 const KEY_PATTERNS = new Map<boolean, RegExp>(
-  [false, true].map((verbose) => [verbose, pyRegex(`^(resources|required|member_of|in_tree)(${verbose ? VERBOSE_SUFFIX : NUMERIC_SUFFIX})?$`)]),
+  [false, true].map((verbose) => [verbose, pythonSearch(`^(resources|required|member_of|in_tree)(${verbose ? VERBOSE_SUFFIX : NUMERIC_SUFFIX})?$`)]),
 );
-/** Python's str.isspace() characters (what str.strip() removes); int() accepts them around digits, except U+001C-U+001F. */
-const PY_SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
-const PY_INT_SPACE = '\\t\\n\\v\\f\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
-const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'g');
-/** Python's str.strip() (JS trim() differs: it strips U+FEFF and keeps U+001C-U+001F and U+0085). */
-const pyStrip = (s: string) => s.replace(PY_STRIP, '');
 
 /** The minor of a supported 1.x microversion; Placement's 400/404/406 otherwise. */
 export function parseMicroversion(value: string | null | undefined): number {
   const text = value == null || value === 'latest' ? `1.${LATEST_MINOR}` : value;
   const dot = text.indexOf('.');
-  const major = dot < 0 ? null : pyInt(text.slice(0, dot));
-  const minor = dot < 0 ? null : pyInt(text.slice(dot + 1));
+  const major = dot < 0 ? null : pyIntNumber(text.slice(0, dot));
+  const minor = dot < 0 ? null : pyIntNumber(text.slice(dot + 1));
   if (major === null || minor === null) return reject(`Invalid microversion: invalid version string: ${text}`);
   if (major !== 1 || minor < 0 || minor > LATEST_MINOR) {
     reject(`The resource could not be generated that was acceptable to your browser (content of type application/json. Invalid microversion: Unacceptable version header: ${text}`, 406);
@@ -124,7 +117,7 @@ function schemaOf(minor: number): QuerySchema {
     const prefixes = minor >= 31 ? ['resources', 'required', 'member_of', 'in_tree'] : ['resources', 'required', 'member_of'];
     patterns = prefixes.map((p) => `^${p}(${suffix})?$`);
   }
-  schema = { properties, patterns, regexes: patterns.map(pyRegex) };
+  schema = { properties, patterns, regexes: patterns.map((p) => pythonSearch(p)) };
   schemas.set(minor, schema);
   return schema;
 }
@@ -159,27 +152,6 @@ function isUuidLike(value: string): boolean {
   return /^[0-9a-fA-F]{32}$/.test(hex);
 }
 
-const PY_INT = new RegExp(`^[${PY_INT_SPACE}]*([+-]?)(\\p{Nd}(?:_?\\p{Nd})*)[${PY_INT_SPACE}]*$`, 'u');
-const DIGIT = /\p{Nd}/u;
-
-/** The value of a Unicode decimal digit: digits come in runs of ten from 0, and adjacent runs start where the previous ends. */
-function digitValue(ch: string): number {
-  const code = ch.codePointAt(0)!;
-  if (code <= 0x39) return code - 0x30;
-  let start = code;
-  while (DIGIT.test(String.fromCodePoint(start - 1))) start--;
-  return (code - start) % 10;
-}
-
-/** Python's int() on a query value: optional sign and surrounding whitespace, any Unicode decimal digits with single underscores. */
-function pyInt(text: string): number | null {
-  const m = PY_INT.exec(text);
-  if (!m) return null;
-  let digits = '';
-  for (const ch of m[2]) if (ch !== '_') digits += digitValue(ch);
-  return Number(m[1] + digits);
-}
-
 function parseResources(value: string): [string, number][] {
   if (pyStrip(value) === '') {
     reject('Badly formed resources parameter. Expected resources query string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: empty string.');
@@ -189,7 +161,7 @@ function parseResources(value: string): [string, number][] {
     const parts = piece.split(':');
     if (parts.length !== 2) reject(`Badly formed resources parameter. Expected resources query string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: ${piece}.`);
     const [name, amountText] = parts;
-    const amount = pyInt(amountText);
+    const amount = pyIntNumber(amountText);
     if (amount === null) reject(`Requested resource ${name} expected positive integer amount. Got: ${amountText}.`);
     if (amount! < 1) reject(`Requested resource ${name} requires amount >= 1. Got: ${amount}.`);
     result.set(name, amount!);
@@ -254,7 +226,7 @@ export function readPlacementQuery(query: string, microversion?: string | null):
   // The schema checked the last value, Placement uses int() of the first: a first value that is no
   // integer makes Placement fail (500; here 400), 0 means no limit, -N drops the last N candidates.
   const limitText = all('limit')[0];
-  let limit = limitText === undefined ? null : pyInt(limitText);
+  let limit = limitText === undefined ? null : pyIntNumber(limitText);
   if (limitText !== undefined && limit === null) reject(`Invalid query string parameters: ${pyRepr(limitText)} does not match ${pyRepr(LIMIT_PATTERN)}`);
   if (limit === 0) limit = null;
   const groupPolicy = (all('group_policy')[0] ?? null) as SearchRequest['groupPolicy'];

@@ -1,5 +1,6 @@
 // The normalized search request (Placement's RequestGroup / RequestWideParams), and the
 // structured GraphQL input checked and turned into it with Placement's 1.39 rules and messages.
+import { pyCollapseSpaces, pyList, pyRepr } from '../../rules/python.js';
 import type { CandidatesRequestInput } from './candidates.types.js';
 
 export const LATEST_MINOR = 39;
@@ -30,8 +31,6 @@ export interface SearchRequest {
   minor: number;
 }
 
-const PY_WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
-
 /**
  * A request Placement refuses: HTTP status and its message (whitespace collapsed, as Placement's JSON
  * error shows it). Thrown, but not an Error: a refusal is an answer, and a stack trace would only cost.
@@ -43,32 +42,13 @@ export class RequestRejected {
     message: string,
   ) {
     // Collapsed as Python's str.split() does (the whitespace of str.isspace(), not JS's \s).
-    this.message = message.replace(PY_WHITESPACE, ' ').replace(/^ | $/g, '');
+    this.message = pyCollapseSpaces(message);
   }
 }
 
 export const reject = (message: string, status = 400): never => {
   throw new RequestRejected(status, message);
 };
-
-/** Python's repr() of a string, as Placement's messages print lists of names. */
-export function pyRepr(value: string): string {
-  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
-  let out = '';
-  for (const ch of value) {
-    const code = ch.codePointAt(0)!;
-    if (ch === '\\') out += '\\\\';
-    else if (ch === quote) out += '\\' + ch;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (code < 0x20 || code === 0x7f) out += '\\x' + code.toString(16).padStart(2, '0');
-    else out += ch;
-  }
-  return quote + out + quote;
-}
-
-export const pyList = (values: readonly string[]) => `[${values.map(pyRepr).join(', ')}]`;
 
 /** Placement's checks on a parsed request that do not need the database (lib.RequestGroup.dict_from_request). */
 export function checkGroups(request: SearchRequest) {

@@ -3,8 +3,7 @@
 // query string, the PCPU->VCPU fallback query, Nova's warnings, and the API checks of POST /servers
 // that concern the request.
 import { isStandardResourceClass } from '../../catalog/index.js';
-import { comparePython } from '../../catalog/extra-specs.js';
-import { pyInt, pyRepr, pyStrip } from '../../catalog/extra-specs-python.js';
+import { codePointOrder, pyInt, pyRepr, pyStrip } from '../../rules/python.js';
 import type { CandidatesRequestInput } from '../candidates/candidates.types.js';
 import { flexibleBool, ImageMetaError, imageProp, parseImageMeta, type NovaImageMeta } from '../images/nova-image-meta.js';
 
@@ -415,11 +414,11 @@ function fromRequestSpec(inputs: Inputs, options: BootRequestOptions, translateP
 const quotePlus = (text: string) =>
   [...Buffer.from(text, 'utf8')].map((b) => (b === 0x20 ? '+' : /[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
 
-const sorted = (values: Iterable<string>) => [...values].sort(comparePython);
+const sorted = (values: Iterable<string>) => [...values].sort(codePointOrder);
 
 function describe(rr: ResourceRequest, rootRequired: Set<string>, rootForbidden: Set<string>): PlacementQuery {
   const groups = [...rr.groups]
-    .sort(([a], [b]) => (a === null ? -1 : b === null ? 1 : comparePython(a, b)))
+    .sort(([a], [b]) => (a === null ? -1 : b === null ? 1 : codePointOrder(a, b)))
     .map(([suffix, g]) => ({
       suffix,
       resources: sorted(g.resources.keys()).map((rc) => ({ resourceClass: rc, amount: g.resources.get(rc)! })),
@@ -435,7 +434,7 @@ function describe(rr: ResourceRequest, rootRequired: Set<string>, rootForbidden:
     const traits = [...g.required, ...g.forbidden.map((t) => `!${t}`)].join(',');
     if (traits) params.push([`required${suffix}`, traits]);
   }
-  params.sort(([k1, v1], [k2, v2]) => comparePython(k1, k2) || comparePython(v1, v2));
+  params.sort(([k1, v1], [k2, v2]) => codePointOrder(k1, k2) || codePointOrder(v1, v2));
   return {
     groups,
     groupPolicy: rr.groupPolicy,

@@ -4,7 +4,7 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandOptions } from '../../commands.js';
 import { EXTRA_SPECS_SOURCE, extraSpecRegistry, type ExtraSpecValidator } from '../../catalog/extra-specs.js';
-import { pythonFullmatch } from '../../catalog/extra-specs-python.js';
+import { pythonFullmatch } from '../../rules/python.js';
 import { configureOperatorValidators } from '../../catalog/extra-specs-operators.js';
 
 const byNamespace = (validators: readonly ExtraSpecValidator[]) => {

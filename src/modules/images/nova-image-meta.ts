@@ -1,7 +1,7 @@
 // Image properties as Nova reads them (nova.objects.ImageMeta.from_dict): typed fields, legacy names,
 // and `trait:NAME=required` keys. Nova refuses a server create when a typed property does not convert.
 import catalog from './nova-image-properties.json' with { type: 'json' };
-import { pyInt, pyRepr, pyStrip } from '../../catalog/extra-specs-python.js';
+import { pyInt, pyRepr, pyStrip } from '../../rules/python.js';
 
 export type ImagePropertyValue = string | number | boolean;
 

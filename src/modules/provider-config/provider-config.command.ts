@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { CommandOptions } from '../../commands.js';
 import { openDatabase } from '../../db/client.js';
 import type { InventoryFields } from '../inventories/inventories.service.js';
-import { codePointOrder, type ConfigDocument, type Problem } from './provider-config.documents.js';
+import { codePointOrder } from '../../rules/python.js';
+import { type ConfigDocument, type Problem } from './provider-config.documents.js';
 import { applyProviderConfig, isChanged, type ConfigPlan, type PlannedInventory } from './provider-config.service.js';
 
 const USAGE = 'Usage: placement-gql apply-config DIR [--dry-run] [--db FILE]';

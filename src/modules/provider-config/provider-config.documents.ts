@@ -1,5 +1,6 @@
 // Reading and checking provider-config documents exactly as Nova 26 does (nova/compute/provider_config.py,
 // get_provider_configs), with every problem named in an operator's words.
+import { codePointOrder, pyIntNumber } from '../../rules/python.js';
 import { customNameProblem } from '../../catalog/index.js';
 import { inventoryIssues, withDefaults, type InventoryFields } from '../inventories/inventories.service.js';
 import { additionalKeys, SchemaCrash, SUPPORTED_SCHEMA_VERSIONS, validateSchema, type InstancePath, type SchemaError } from './provider-config.schema.js';
@@ -81,14 +82,6 @@ export const COMPUTE_NODE = '$COMPUTE_NODE';
 const INVENTORY_FIELDS = ['total', 'reserved', 'min_unit', 'max_unit', 'step_size', 'allocation_ratio'] as const;
 const CAMEL: Record<string, string> = { minUnit: 'min_unit', maxUnit: 'max_unit', stepSize: 'step_size', allocationRatio: 'allocation_ratio' };
 
-/** Python's sort order of names: by code point (not UTF-16 unit). */
-export function codePointOrder(a: string, b: string): number {
-  const x = [...a].map((c) => c.codePointAt(0)!);
-  const y = [...b].map((c) => c.codePointAt(0)!);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
-  return x.length - y.length;
-}
-
 export function formatPath(path: InstancePath): string {
   let text = '';
   for (const part of path) {
@@ -167,13 +160,6 @@ function schemaMessage(error: SchemaError): string {
   return `Breaks the schema rule "${error.keyword}".`;
 }
 
-/** Python's int() of one part of a version string: optional sign, digits (single _ between), spaces around. */
-function pythonInt(text: string): number | null {
-  const match = /^\s*([+-]?)([0-9]+(?:_[0-9]+)*)\s*$/.exec(text);
-  if (!match) return null;
-  const value = Number(match[2].replace(/_/g, ''));
-  return match[1] === '-' ? -value || 0 : value;
-}
 
 type VersionResult = { major: number; minor: number } | { problem: string };
 
@@ -193,7 +179,7 @@ function schemaVersion(document: YamlValue): VersionResult {
   }
   const dot = version.indexOf('.');
   const parts = dot < 0 ? [version] : [version.slice(0, dot), version.slice(dot + 1)];
-  const numbers = parts.map(pythonInt);
+  const numbers = parts.map(pyIntNumber);
   if (parts.length !== 2 || numbers.some((n) => n === null)) {
     return { problem: `meta.schema_version ${JSON.stringify(version)} is not a version of the form <major>.<minor>, e.g. '1.0'.` };
   }

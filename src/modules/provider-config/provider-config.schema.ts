@@ -2,6 +2,7 @@
 // this one schema uses, in the schema's key order, and jsonschema's `best_match` to pick the error Nova reports.
 import novaSchema from './nova-schema-v1.json' with { type: 'json' };
 import { YamlMapping, type YamlValue } from './provider-config.yaml.js';
+import { pythonSearch } from '../../rules/python.js';
 
 type Schema = Record<string, any>;
 export type InstancePath = (string | number)[];
@@ -32,30 +33,6 @@ export class SchemaCrash extends Error {
 
 export const SCHEMA_V1: Schema = novaSchema.schema;
 export const SUPPORTED_SCHEMA_VERSIONS: Record<string, number[]> = novaSchema.supported_schema_versions;
-
-const patterns = new Map<string, RegExp>();
-/** Python `re.search` semantics in JS: `.` is not a newline, `$` also matches before a final newline. */
-function pythonRegex(source: string): RegExp {
-  let regex = patterns.get(source);
-  if (!regex) {
-    let translated = '';
-    let inClass = false;
-    for (let i = 0; i < source.length; i++) {
-      const c = source[i];
-      if (c === '\\') {
-        translated += c + source[++i];
-        continue;
-      }
-      if (c === '[') inClass = true;
-      else if (c === ']') inClass = false;
-      if (!inClass && c === '.') translated += '[^\\n]';
-      else if (!inClass && c === '$') translated += '(?=\\n?$)';
-      else translated += c;
-    }
-    patterns.set(source, (regex = new RegExp(translated, 'u')));
-  }
-  return regex;
-}
 
 export function isType(instance: YamlValue, type: string): boolean {
   switch (type) {
@@ -110,7 +87,7 @@ function* iterErrors(instance: YamlValue, schema: Schema, where: InstancePath): 
           for (const [pattern, subschema] of Object.entries(value as Schema))
             for (const { key, value: item } of instance.entries.values()) {
               if (typeof key !== 'string') throw new SchemaCrash('a resource class name here is not text', where);
-              if (pythonRegex(pattern).test(key)) yield* descend(item, subschema, key);
+              if (pythonSearch(pattern).test(key)) yield* descend(item, subschema, key);
             }
         break;
       case 'additionalProperties':
@@ -135,7 +112,7 @@ function* iterErrors(instance: YamlValue, schema: Schema, where: InstancePath): 
         if (instance !== value) yield error(keyword);
         break;
       case 'pattern':
-        if (typeof instance === 'string' && !pythonRegex(value).test(instance)) yield error(keyword);
+        if (typeof instance === 'string' && !pythonSearch(value).test(instance)) yield error(keyword);
         break;
       case 'minLength':
         if (typeof instance === 'string' && codePoints(instance) < value) yield error(keyword);
@@ -167,7 +144,7 @@ export function additionalKeys(instance: YamlMapping, schema: Schema, where: Ins
     if (typeof key === 'string' && Object.hasOwn(properties, key)) return false;
     if (patternList.length === 0) return true;
     if (typeof key !== 'string') throw new SchemaCrash('a resource class name here is not text', where);
-    return !pythonRegex(patternList.join('|')).test(key);
+    return !pythonSearch(patternList.join('|')).test(key);
   });
 }
 

@@ -1,12 +1,19 @@
-// Python's rules where Nova's checks depend on them: `re` patterns, int(), str.strip() and repr().
-// Nova validates extra specs with Python code, so its verdicts follow these rules, Unicode included.
+// Python's behaviour where the answers of Placement and Nova (Python services) depend on it:
+// `re` patterns, int(), str.strip(), str.split(), repr() and the order of sorted(). The one copy
+// of each; test/python.test.ts pins them to what CPython 3.11 (the oracle's Python) does.
 
-/** The characters Python's str.isspace() accepts (what str.strip() and int() remove). */
+/** The characters Python's str.isspace() accepts (what str.strip() and str.split() remove). */
 const PY_SPACE = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+/** The spaces int() drops around digits: str.isspace() without U+001C-U+001F (int('\x1c1') is a ValueError). */
+const PY_INT_SPACE = '\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const PY_SPACE_RUN = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'gu');
+const PY_SPACE_INSIDE = new RegExp(`[${PY_SPACE}]+`, 'gu');
 
-/** str.strip() */
+/** str.strip() (JavaScript's trim() differs: it strips U+FEFF and keeps U+001C-U+001F and U+0085). */
 export const pyStrip = (value: string) => value.replace(PY_SPACE_RUN, '');
+
+/** ' '.join(value.split()): runs of Python whitespace collapsed to one space, none at the ends. */
+export const pyCollapseSpaces = (value: string) => value.replace(PY_SPACE_INSIDE, ' ').replace(/^ | $/g, '');
 
 const QUANTIFIER = /^\{(\d*)(,?)(\d*)\}/;
 const JS_SYNTAX = new Set('^$\\.*+?()[]{}|/');
@@ -85,7 +92,15 @@ export function pythonFullmatch(pattern: string): RegExp {
   return new RegExp(`^(?:${pythonPatternToJs(pattern)})$`, 'u');
 }
 
-const PY_INT = /^([+-]?)(\p{Nd}+(?:_\p{Nd}+)*)$/u;
+const searches = new Map<string, RegExp>();
+/** A RegExp whose test() behaves as Python's re.search(pattern, ...) (what jsonschema's `pattern` uses); compiled once per pattern. */
+export function pythonSearch(pattern: string): RegExp {
+  let regex = searches.get(pattern);
+  if (!regex) searches.set(pattern, (regex = new RegExp(pythonPatternToJs(pattern), 'u')));
+  return regex;
+}
+
+const PY_INT = new RegExp(`^[${PY_INT_SPACE}]*([+-]?)(\\p{Nd}+(?:_\\p{Nd}+)*)[${PY_INT_SPACE}]*$`, 'u');
 const ND = /\p{Nd}/u;
 
 /** The value of one Unicode decimal digit (digits come in runs of ten, starting at zero). */
@@ -96,14 +111,20 @@ function digitValue(ch: string): number {
   return (cp - start) % 10;
 }
 
-/** Python's int(str): surrounding whitespace, a sign, underscores between digits, any Unicode digits. */
+/** Python's int(str): surrounding whitespace, a sign, underscores between digits, any Unicode digits; null where Python raises ValueError. */
 export function pyInt(value: string): bigint | null {
-  const match = PY_INT.exec(pyStrip(value));
+  const match = PY_INT.exec(value);
   if (!match) return null;
   let digits = '';
   for (const ch of match[2]) if (ch !== '_') digits += ch <= '9' ? ch : String(digitValue(ch));
   const n = BigInt(digits);
   return match[1] === '-' ? -n : n;
+}
+
+/** pyInt() as a JavaScript number (rounded beyond 2^53, as the callers' ranges allow). */
+export function pyIntNumber(value: string): number | null {
+  const n = pyInt(value);
+  return n === null ? null : Number(n);
 }
 
 const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
@@ -127,5 +148,19 @@ export function pyRepr(value: string): string {
 
 const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
 
+/** Python's repr() of a list of str. */
+export const pyList = (values: readonly string[]) => `[${values.map(pyRepr).join(', ')}]`;
+
 /** Python's repr() of a dict of str to str, in insertion order. */
 export const pyDictRepr = (entries: readonly (readonly [string, string])[]) => `{${entries.map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`).join(', ')}}`;
+
+/** Python's order of str (sorted()): by code point, which differs from JavaScript's UTF-16 units beyond the BMP. */
+export function codePointOrder(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i].codePointAt(0)! - y[i].codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}
