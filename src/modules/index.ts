@@ -13,3 +13,4 @@ import './provider-config/provider-config.graphql.js';
 import './flavors/flavors.graphql.js';
 import './images/images.graphql.js';
 import './nodes/nodes.graphql.js';
+import './capacity/capacity.graphql.js';

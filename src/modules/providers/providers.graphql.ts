@@ -68,7 +68,7 @@ function descendantsOf(provider: ProviderRow, tree: ProviderRow[]): ProviderRow[
   return result;
 }
 
-const ResourceProviderFilter = builder.inputType('ResourceProviderFilter', {
+export const ResourceProviderFilter = builder.inputType('ResourceProviderFilter', {
   description: "Placement's GET /resource_providers filters (microversion 1.39): every filter applies to the provider itself.",
   fields: (t) => ({
     name: t.string({ required: false, description: 'Exactly this name.' }),

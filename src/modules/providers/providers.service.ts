@@ -64,7 +64,7 @@ export interface Page {
 }
 
 /** A WHERE clause over `rp` with its parameters, built from a filter; Placement's listing semantics. */
-function filterClause(db: Db, filter: ProviderFilter): { where: string; params: unknown[] } {
+export function filterClause(db: Db, filter: ProviderFilter): { where: string; params: unknown[] } {
   const conditions: string[] = [];
   const params: unknown[] = [];
   const { required = [], forbidden = [], anyOf = [], resources = [] } = filter;

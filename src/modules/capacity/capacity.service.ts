@@ -1,0 +1,145 @@
+// Capacity rollups: per group of providers and per resource class, total, reserved, capacity, used and
+// free. Three statements whatever the size of the cloud (providers with their inventories and usage,
+// then aggregates and traits when grouped by them); the sums are made in memory with the one capacity rule.
+import type { Db } from '../../db/client.js';
+import { statement } from '../../db/sql.js';
+import { capacityOf } from '../inventories/inventories.service.js';
+import { filterClause, type ProviderFilter } from '../providers/providers.service.js';
+
+export type CapacityGroupBy = 'RESOURCE_CLASS' | 'AGGREGATE' | 'TRAIT' | 'ROOT' | 'PROVIDER';
+
+export interface CapacityResource {
+  resourceClass: string;
+  total: number;
+  reserved: number;
+  capacity: number;
+  used: number;
+  /** capacity - used (negative when an inventory was lowered below its usage). */
+  free: number;
+  /** Providers of the group with an inventory of this class. */
+  providerCount: number;
+}
+
+export interface CapacityGroupKey {
+  resourceClass: string | null;
+  aggregate: string | null;
+  trait: string | null;
+  rootUuid: string | null;
+  providerUuid: string | null;
+}
+
+export interface CapacityGroup {
+  key: CapacityGroupKey;
+  /** Providers in the group (matching the filter). */
+  providerCount: number;
+  resources: CapacityResource[];
+}
+
+interface ProviderFacts {
+  id: number;
+  uuid: string;
+  rootUuid: string;
+  inventories: { resourceClass: string; total: number; reserved: number; capacity: number; used: number }[];
+}
+
+const rows = <T>(db: Db, source: string, ...params: unknown[]) => statement(db, source).raw(true).all(...params) as T[];
+
+/** The providers matching a filter, with each inventory's figures (one statement). */
+function providerFacts(db: Db, filter: ProviderFilter): ProviderFacts[] {
+  const { where, params } = filterClause(db, filter);
+  const found = rows<[number, string, string, string | null, number | null, number | null, number | null, number | null]>(
+    db,
+    `WITH p AS (SELECT rp.id, rp.uuid, rp.root_id FROM resource_providers rp ${where}),
+     used AS (SELECT a.resource_provider_id AS id, a.resource_class_id AS rc, SUM(a.used) AS used FROM allocations a
+              WHERE a.resource_provider_id IN (SELECT id FROM p) GROUP BY a.resource_provider_id, a.resource_class_id)
+     SELECT p.id, p.uuid, r.uuid, rc.name, i.total, i.reserved, i.allocation_ratio, COALESCE(u.used, 0)
+     FROM p JOIN resource_providers r ON r.id = p.root_id
+     LEFT JOIN inventories i ON i.resource_provider_id = p.id
+     LEFT JOIN resource_classes rc ON rc.id = i.resource_class_id
+     LEFT JOIN used u ON u.id = p.id AND u.rc = i.resource_class_id
+     ORDER BY p.id, rc.id`,
+    ...params,
+  );
+  const result: ProviderFacts[] = [];
+  let last: ProviderFacts | null = null;
+  for (const [id, uuid, rootUuid, resourceClass, total, reserved, allocationRatio, used] of found) {
+    if (!last || last.id !== id) result.push((last = { id, uuid, rootUuid, inventories: [] }));
+    if (resourceClass === null) continue;
+    last.inventories.push({ resourceClass, total: total!, reserved: reserved!, capacity: capacityOf({ total: total!, reserved: reserved!, allocationRatio: allocationRatio! }), used: used! });
+  }
+  return result;
+}
+
+/** provider id -> names, for every provider with one (one statement). */
+function namesByProvider(db: Db, kind: 'aggregates' | 'traits'): Map<number, string[]> {
+  const source =
+    kind === 'aggregates'
+      ? 'SELECT pa.resource_provider_id, a.uuid FROM provider_aggregates pa JOIN aggregates a ON a.id = pa.aggregate_id ORDER BY a.uuid'
+      : 'SELECT pt.resource_provider_id, t.name FROM provider_traits pt JOIN traits t ON t.id = pt.trait_id ORDER BY t.name';
+  const byProvider = new Map<number, string[]>();
+  for (const [id, name] of rows<[number, string]>(db, source)) {
+    const names = byProvider.get(id);
+    if (names) names.push(name);
+    else byProvider.set(id, [name]);
+  }
+  return byProvider;
+}
+
+const ORDER: CapacityGroupBy[] = ['AGGREGATE', 'TRAIT', 'ROOT', 'PROVIDER', 'RESOURCE_CLASS'];
+
+/**
+ * Capacity per group. Without groupBy, one group: every provider matching the filter. A provider in
+ * several aggregates (or with several traits) counts in each of their groups; one in none is in the
+ * group whose aggregate (or trait) is null. Groups come sorted by their key.
+ */
+export function capacityRollup(db: Db, filter: ProviderFilter = {}, groupBy: readonly CapacityGroupBy[] = []): CapacityGroup[] {
+  const by = new Set(groupBy);
+  const providers = providerFacts(db, filter);
+  const aggregates = by.has('AGGREGATE') ? namesByProvider(db, 'aggregates') : null;
+  const traits = by.has('TRAIT') ? namesByProvider(db, 'traits') : null;
+  const groups = new Map<string, { key: CapacityGroupKey; providers: Set<number>; resources: Map<string, CapacityResource> }>();
+  for (const p of providers) {
+    // Every combination of the provider's keys (all but the resource class, which splits its inventories).
+    let keys: CapacityGroupKey[] = [{ resourceClass: null, aggregate: null, trait: null, rootUuid: by.has('ROOT') ? p.rootUuid : null, providerUuid: by.has('PROVIDER') ? p.uuid : null }];
+    if (aggregates) keys = keys.flatMap((k) => (aggregates.get(p.id) ?? [null]).map((aggregate) => ({ ...k, aggregate })));
+    if (traits) keys = keys.flatMap((k) => (traits.get(p.id) ?? [null]).map((trait) => ({ ...k, trait })));
+    for (const base of keys) {
+      const perClass = by.has('RESOURCE_CLASS') ? p.inventories.map((inv) => ({ key: { ...base, resourceClass: inv.resourceClass }, inventories: [inv] })) : [{ key: base, inventories: p.inventories }];
+      for (const { key, inventories } of perClass) {
+        const id = ORDER.map((k) => keyPart(key, k) ?? '\u0000').join('\u0001');
+        let group = groups.get(id);
+        if (!group) groups.set(id, (group = { key, providers: new Set(), resources: new Map() }));
+        group.providers.add(p.id);
+        for (const inv of inventories) {
+          let r = group.resources.get(inv.resourceClass);
+          if (!r) group.resources.set(inv.resourceClass, (r = { resourceClass: inv.resourceClass, total: 0, reserved: 0, capacity: 0, used: 0, free: 0, providerCount: 0 }));
+          r.total += inv.total;
+          r.reserved += inv.reserved;
+          r.capacity += inv.capacity;
+          r.used += inv.used;
+          r.free += inv.capacity - inv.used;
+          r.providerCount++;
+        }
+      }
+    }
+  }
+  if (groups.size === 0 && by.size === 0) return [{ key: { resourceClass: null, aggregate: null, trait: null, rootUuid: null, providerUuid: null }, providerCount: 0, resources: [] }];
+  return [...groups.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, g]) => ({ key: g.key, providerCount: g.providers.size, resources: [...g.resources.values()].sort((a, b) => (a.resourceClass < b.resourceClass ? -1 : 1)) }));
+}
+
+function keyPart(key: CapacityGroupKey, by: CapacityGroupBy): string | null {
+  switch (by) {
+    case 'AGGREGATE':
+      return key.aggregate;
+    case 'TRAIT':
+      return key.trait;
+    case 'ROOT':
+      return key.rootUuid;
+    case 'PROVIDER':
+      return key.providerUuid;
+    case 'RESOURCE_CLASS':
+      return key.resourceClass;
+  }
+}

@@ -1,0 +1,79 @@
+// Capacity rollups compared with sums computed straight from the snapshot's data.
+import { describe, expect, it } from 'vitest';
+import { demoCloud, fixture, harness } from './helpers.js';
+
+interface Figures { total: number; reserved: number; capacity: number; used: number; free: number; providerCount: number }
+
+/** Per key and resource class, the figures summed from a snapshot (Placement's defaults for omitted fields). */
+function expected(snapshot: any, keysOf: (uuid: string) => (string | null)[]): Map<string, Map<string, Figures>> {
+  const used = new Map<string, number>();
+  for (const byProvider of Object.values<any>(snapshot.allocations ?? {}))
+    for (const [rp, amounts] of Object.entries<any>(byProvider)) for (const [rc, n] of Object.entries<number>(amounts)) used.set(`${rp}/${rc}`, (used.get(`${rp}/${rc}`) ?? 0) + n);
+  const result = new Map<string, Map<string, Figures>>();
+  for (const [rp, classes] of Object.entries<any>(snapshot.inventories ?? {})) {
+    for (const [rc, raw] of Object.entries<any>(classes)) {
+      const inv = typeof raw === 'number' ? { total: raw } : raw;
+      const reserved = inv.reserved ?? 0;
+      const capacity = Math.floor((inv.total - reserved) * (inv.allocation_ratio ?? 1));
+      const u = used.get(`${rp}/${rc}`) ?? 0;
+      for (const key of keysOf(rp)) {
+        const k = String(key);
+        if (!result.has(k)) result.set(k, new Map());
+        const f = result.get(k)!.get(rc) ?? { total: 0, reserved: 0, capacity: 0, used: 0, free: 0, providerCount: 0 };
+        f.total += inv.total;
+        f.reserved += reserved;
+        f.capacity += capacity;
+        f.used += u;
+        f.free += capacity - u;
+        f.providerCount++;
+        result.get(k)!.set(rc, f);
+      }
+    }
+  }
+  return result;
+}
+
+const RESOURCES = 'resources { resourceClass total reserved capacity used free providerCount }';
+const asMap = (resources: any[]) => new Map(resources.map(({ resourceClass, ...f }) => [resourceClass, f]));
+
+for (const [name, load] of [
+  ['the demo cloud', demoCloud],
+  ['a generated cloud', () => fixture('./golden/generated/seed2_size50.scenario.json')],
+] as const) {
+  describe(`capacity rollups on ${name}`, () => {
+    const snapshot = load();
+    const { gql } = harness(snapshot);
+    const parentOf = new Map<string, string | null>(snapshot.providers.map((p: any) => [p.uuid, p.parent]));
+    const rootOf = (uuid: string): string => (parentOf.get(uuid) ? rootOf(parentOf.get(uuid)!) : uuid);
+
+    it('sums the whole cloud in one group', async () => {
+      const { data } = await gql(`{ capacity { providerCount ${RESOURCES} } }`);
+      expect(data.capacity).toHaveLength(1);
+      expect(data.capacity[0].providerCount).toBe(snapshot.providers.length);
+      expect(asMap(data.capacity[0].resources)).toEqual(expected(snapshot, () => [null]).get('null'));
+    });
+
+    it('sums per aggregate, per root and per trait', async () => {
+      for (const [by, field, keysOf] of [
+        ['AGGREGATE', 'aggregate', (rp: string) => snapshot.aggregates?.[rp] ?? [null]],
+        ['ROOT', 'root { uuid }', (rp: string) => [rootOf(rp)]],
+        ['TRAIT', 'trait', (rp: string) => (snapshot.traits?.[rp]?.length ? snapshot.traits[rp] : [null])],
+      ] as const) {
+        const { data } = await gql(`{ capacity(groupBy: [${by}]) { key { ${field} } ${RESOURCES} } }`);
+        const want = expected(snapshot, keysOf);
+        const got = new Map<string, Map<string, any>>(data.capacity.filter((g: any) => g.resources.length).map((g: any) => [String(by === 'ROOT' ? g.key.root.uuid : g.key[field]), asMap(g.resources)]));
+        expect(got).toEqual(want);
+      }
+    });
+
+    it('splits by resource class and filters as resourceProviders does', async () => {
+      const { data } = await gql(`{ capacity(groupBy: [RESOURCE_CLASS]) { key { resourceClass } ${RESOURCES} } }`);
+      const whole = expected(snapshot, () => [null]).get('null')!;
+      expect(data.capacity.map((g: any) => g.key.resourceClass)).toEqual([...whole.keys()].sort());
+      for (const g of data.capacity) expect(asMap(g.resources)).toEqual(new Map([[g.key.resourceClass, whole.get(g.key.resourceClass)]]));
+      const root = snapshot.providers.find((p: any) => !p.parent && snapshot.providers.some((c: any) => c.parent === p.uuid)).uuid;
+      const tree = await gql(`query($u: UUID!) { capacity(filter: { inTree: $u }) { providerCount ${RESOURCES} } }`, { u: root });
+      expect(asMap(tree.data.capacity[0].resources)).toEqual(expected(snapshot, (rp) => (rootOf(rp) === root ? ['t'] : [])).get('t'));
+    });
+  });
+}
