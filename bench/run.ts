@@ -1,7 +1,7 @@
 // npm run bench: allocation-candidate latency per query tag through yoga.fetch, on generated clouds of
 // 1,000 and 10,000 roots, side by side with the real Placement 8.0.0 when it is installed.
 //
-// Clouds come from ../shared/oracle/gen_scenario.py (seed 1) and are cached in bench/.cache/.
+// Clouds come from the project's generator (bench/generate.ts, seed 1) and are cached in bench/.cache/.
 // Knobs: BENCH_SIZES=1000,10000  BENCH_REPEAT=20  BENCH_PLACEMENT=0 (skip Placement)
 //        BENCH_PLACEMENT_REPEAT=5  BENCH_ORACLE=../shared/oracle
 // Medians and p95 (nearest rank) are over all runs of a tag's queries, as the oracle computes them.
@@ -15,6 +15,7 @@ import { createServer, type Server } from '../src/server.js';
 import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
 import { httpBench } from './http.js';
 import { runLoad } from './load.js';
+import { scenarioText } from './generate.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = join(ROOT, 'bench/.cache');
@@ -78,21 +79,16 @@ const percentile = (xs: number[], p: number) => {
   return s[Math.min(Math.max(1, Math.ceil((p * s.length) / 100)), s.length) - 1];
 };
 
-function python(): boolean {
-  return spawnSync('python3', ['--version']).status === 0;
-}
-
 function placementInstalled(): boolean {
   return spawnSync('/usr/bin/python3', ['-c', 'import placement.direct, wsgi_intercept'], { stdio: 'ignore' }).status === 0;
 }
 
-function scenarioFile(size: number): string | null {
+function scenarioFile(size: number): string {
   const file = join(CACHE, `seed${SEED}_size${size}.json`);
   if (existsSync(file)) return file;
-  if (!python() || !existsSync(join(ORACLE, 'gen_scenario.py'))) return null;
   mkdirSync(CACHE, { recursive: true });
-  const made = spawnSync('python3', [join(ORACLE, 'gen_scenario.py'), String(SEED), String(size), '-o', file], { stdio: 'inherit' });
-  return made.status === 0 ? file : null;
+  writeFileSync(file, scenarioText(SEED, size));
+  return file;
 }
 
 /** One request, timed until the whole body is read as bytes (as the oracle times Placement: its `r.content`, not decoded). */
@@ -172,10 +168,6 @@ const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1
 
 async function benchSize(size: number, withPlacement: boolean) {
   const file = scenarioFile(size);
-  if (!file) {
-    console.log(`\n## ${size} roots: skipped (no cached cloud and no python3 to generate one)`);
-    return;
-  }
   const scenario = JSON.parse(readFileSync(file, 'utf8'));
   const queries = (scenario.queries as ScenarioQuery[]).filter((q) => (q.kind ?? 'allocation_candidates') === 'allocation_candidates');
   const dir = mkdtempSync(join(tmpdir(), 'placement-gql-bench-'));
@@ -228,7 +220,7 @@ for (const size of SIZES) await benchSize(size, withPlacement);
 {
   const size = Math.min(...SIZES);
   const file = scenarioFile(size);
-  if (file) {
+  {
     const dir = mkdtempSync(join(tmpdir(), 'placement-gql-http-'));
     const dbFile = join(dir, 'bench.db');
     const db = openDatabase(dbFile);
