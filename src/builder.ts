@@ -3,15 +3,7 @@ import SchemaBuilder from '@pothos/core';
 import RelayPlugin from '@pothos/plugin-relay';
 import { GraphQLError, valueFromASTUntyped } from 'graphql';
 import type { Context } from './context.js';
-
-const UUID_PATTERN = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
-
-/** Canonical lower-case 8-4-4-4-12 form of a uuid, or null when it is not one. */
-export function canonicalUuid(value: string): string | null {
-  if (!UUID_PATTERN.test(value)) return null;
-  const hex = value.replace(/-/g, '').toLowerCase();
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+import { canonicalUuid } from './rules/names.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 1000;

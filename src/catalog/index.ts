@@ -10,22 +10,8 @@ export const STANDARD_RESOURCE_CLASSES: readonly string[] = classesFile.resource
 const standardTraitSet = new Set(STANDARD_TRAITS);
 const standardClassSet = new Set(STANDARD_RESOURCE_CLASSES);
 
-export const CUSTOM_NAME_PATTERN = /^CUSTOM_[A-Z0-9_]+$/;
-export const MAX_NAME_LENGTH = 255;
 /** Placement gives custom resource classes ids from this number on. */
 export const FIRST_CUSTOM_CLASS_ID = 10000;
 
 export const isStandardTrait = (name: string) => standardTraitSet.has(name);
 export const isStandardResourceClass = (name: string) => standardClassSet.has(name);
-
-/** Why a custom trait or resource class name is invalid, or null when it is valid. */
-export function customNameProblem(name: string): string | null {
-  if (name.length > MAX_NAME_LENGTH) return `must be at most ${MAX_NAME_LENGTH} characters`;
-  if (!CUSTOM_NAME_PATTERN.test(name)) return 'must match ^CUSTOM_[A-Z0-9_]+$';
-  return null;
-}
-
-/** os_traits.normalize_name / os_resource_classes.normalize_name. */
-export function normalizeCustomName(name: string): string {
-  return 'CUSTOM_' + name.replace(/[^0-9A-Za-z]+/g, '_').toUpperCase();
-}

@@ -2,7 +2,8 @@
 import type { Db } from '../../db/client.js';
 import { all, get, list, run, usageWrite } from '../../db/sql.js';
 import { CapacityExceeded, GenerationConflict, InvalidInput, NotFound, type Issue } from '../common/errors.js';
-import { capacityOf } from '../inventories/inventories.service.js';
+import { capacityOf } from '../../rules/capacity.js';
+import { DEFAULT_CONSUMER_TYPE, isConsumerType } from '../../rules/names.js';
 import type { ResourceAmount } from '../common/names.js';
 
 export interface ConsumerRow {
@@ -23,8 +24,6 @@ export interface AllocationRow {
 
 export const CONSUMER_COLUMNS = 'c.id, c.uuid, c.project_id AS projectId, c.user_id AS userId, c.consumer_type AS consumerType, c.generation';
 export const ALLOCATION_COLUMNS = 'a.consumer_id AS consumerId, a.resource_provider_id AS providerId, rc.name AS resourceClass, a.used';
-export const DEFAULT_CONSUMER_TYPE = 'INSTANCE';
-const CONSUMER_TYPE_PATTERN = /^[A-Z0-9_]+$/;
 
 export function consumerByUuid(db: Db, uuid: string): ConsumerRow | undefined {
   return get<ConsumerRow>(db, `SELECT ${CONSUMER_COLUMNS} FROM consumers c WHERE c.uuid = ?`, uuid);
@@ -60,7 +59,7 @@ function replaceAllocations(db: Db, input: SetAllocationsInput): { consumer: Con
   const issues: Issue[] = [];
   if (!input.projectId) issues.push({ path: 'projectId', message: 'must not be empty' });
   if (!input.userId) issues.push({ path: 'userId', message: 'must not be empty' });
-  if (!CONSUMER_TYPE_PATTERN.test(consumerType) || consumerType.length > 255) issues.push({ path: 'consumerType', message: 'must match ^[A-Z0-9_]+$ and be at most 255 characters' });
+  if (!isConsumerType(consumerType)) issues.push({ path: 'consumerType', message: 'must match ^[A-Z0-9_]+$ and be at most 255 characters' });
 
   const providerRows = all<{ id: number; uuid: string }>(db, 'SELECT id, uuid FROM resource_providers WHERE uuid IN (SELECT value FROM json_each(?))', list(input.allocations.map((a) => a.providerUuid)));
   const providerIds = new Map(providerRows.map((r) => [r.uuid, r.id]));

@@ -3,7 +3,7 @@
 import type { Db } from '../../db/client.js';
 import { all, get, list, statement } from '../../db/sql.js';
 import { PROVIDER_COLUMNS, type ProviderRow } from '../providers/providers.service.js';
-import { capacityOf } from '../inventories/inventories.service.js';
+import { capacityOf } from '../../rules/capacity.js';
 
 export const SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE';
 
@@ -38,10 +38,6 @@ export interface CapacityRow {
   maxUnit: number;
   stepSize: number;
 }
-
-/** Whether an inventory can give `amount` now (Placement's capacity check). */
-export const fits = (row: CapacityRow, amount: number) =>
-  row.used + amount <= row.capacity && amount >= row.minUnit && amount <= row.maxUnit && amount % row.stepSize === 0;
 
 const USED = `COALESCE((SELECT SUM(a.used) FROM allocations a WHERE a.resource_provider_id = i.resource_provider_id AND a.resource_class_id = i.resource_class_id), 0)`;
 

@@ -2,7 +2,8 @@
 // the answer to "No valid host" that Placement never gives.
 import type { Db } from '../../db/client.js';
 import { statement } from '../../db/sql.js';
-import { fits, type CapacityRow } from './candidates.data.js';
+import { fits } from '../../rules/capacity.js';
+import type { CapacityRow } from './candidates.data.js';
 import { CandidateIndex } from './candidates.index.js';
 import type { SearchGroup, SearchRequest } from './candidates.request.js';
 import { Enumerator, SearchFacts, answeredEmpty, countChoices, planGroups, yieldToEventLoop, type GroupPlan } from './candidates.search.js';
@@ -189,13 +190,6 @@ class Explainer {
     return { rootId: root, rootUuid: this.providers.get(root)!.uuid, candidate: false, allocationRequests: 0, problems, groups };
   }
 
-  /** Whether candidates may be anchored at a root: it meets root_required (judged on the anchor, as Placement does). */
-  private anchorAllowed(root: number): boolean {
-    const { facts } = this;
-    const { rootRequired, rootForbidden } = facts.request;
-    return rootRequired.every((t) => facts.holdersOf(t).has(root)) && !rootForbidden.some((t) => facts.holdersOf(t).has(root));
-  }
-
   /**
    * The candidates anchored at a root, recorded once per root. Those with a provider that is not sharing
    * are the anchor's tree's; those made of sharing providers alone belong to the trees of those providers,
@@ -206,7 +200,7 @@ class Explainer {
     const { facts } = this;
     const enumerator = new Enumerator(facts, this.plans, COUNT_LIMIT, false, [anchor]);
     enumerator.run(Infinity);
-    if (this.enumerated.has(anchor) || !this.anchorAllowed(anchor)) return enumerator;
+    if (this.enumerated.has(anchor) || !this.facts.meetsRootRequired(anchor)) return enumerator;
     this.enumerated.add(anchor);
     let own = 0;
     for (const { picks } of enumerator.found) {

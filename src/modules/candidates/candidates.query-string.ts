@@ -1,5 +1,6 @@
 // Placement's own GET /allocation_candidates query string, read as Placement 8.0.0 reads it at
 // microversions 1.10 to 1.39: the same checks in the same order, with the same messages.
+import { isUuidLike } from '../../rules/names.js';
 import { pyIntNumber, pyRepr, pyStrip, pythonSearch } from '../../rules/python.js';
 import { LATEST_MINOR, checkGroups, reject, type SearchGroup, type SearchRequest } from './candidates.request.js';
 
@@ -144,12 +145,6 @@ function schemaError(pairs: [string, string][], minor: number): string | null {
     if (name === 'group_policy' && value !== 'none' && value !== 'isolate') return `${pyRepr(value)} is not one of ['none', 'isolate']`;
   }
   return null;
-}
-
-/** oslo's uuidutils.is_uuid_like: 32 hex digits once urn:, uuid:, braces and dashes are dropped. */
-function isUuidLike(value: string): boolean {
-  const hex = value.replace(/urn:/g, '').replace(/uuid:/g, '').replace(/^[{}]+|[{}]+$/g, '').replace(/-/g, '');
-  return /^[0-9a-fA-F]{32}$/.test(hex);
 }
 
 function parseResources(value: string): [string, number][] {

@@ -3,7 +3,8 @@
 import type { Db } from '../../db/client.js';
 import type { ResourceAmount } from '../common/names.js';
 import type { ProviderRow } from '../providers/providers.service.js';
-import { SHARING_TRAIT, fits, providersById, type CapacityRow } from './candidates.data.js';
+import { fits } from '../../rules/capacity.js';
+import { SHARING_TRAIT, providersById, type CapacityRow } from './candidates.data.js';
 import { CandidateIndex, readTrees, type ClassInventories, type TreeCatalog } from './candidates.index.js';
 import { reject as rejectRequest, type SearchGroup, type SearchRequest } from './candidates.request.js';
 import type { CandidateAllocation, CandidateMapping, CandidateRequest, CandidatesFound, ProviderSummary } from './candidates.types.js';
@@ -119,9 +120,13 @@ export class SearchFacts {
     return masks;
   }
 
-  /** Whether a root meets root_required (Placement's anchor filter). */
+  /** Whether candidates may be anchored at a root: it meets root_required, unless explanations judge that apart. */
   anchorAllowed(root: number): boolean {
-    if (this.ignoreRootFilter) return true;
+    return this.ignoreRootFilter || this.meetsRootRequired(root);
+  }
+
+  /** Whether a root meets root_required: every required trait, no forbidden one (Placement's anchor filter). */
+  meetsRootRequired(root: number): boolean {
     const { rootRequired, rootForbidden } = this.request;
     for (const t of rootRequired) if (!this.holdersOf(t).has(root)) return false;
     for (const t of rootForbidden) if (this.holdersOf(t).has(root)) return false;

@@ -3,7 +3,7 @@
 // then aggregates and traits when grouped by them); the sums are made in memory with the one capacity rule.
 import type { Db } from '../../db/client.js';
 import { statement } from '../../db/sql.js';
-import { capacityOf } from '../inventories/inventories.service.js';
+import { capacityOf } from '../../rules/capacity.js';
 import { filterClause, type ProviderFilter } from '../providers/providers.service.js';
 
 export type CapacityGroupBy = 'RESOURCE_CLASS' | 'AGGREGATE' | 'TRAIT' | 'ROOT' | 'PROVIDER';

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.js';
 import { all, get, list, run } from '../../db/sql.js';
 import { extraSpecRegistry, type ExtraSpec, type Problem, type ValidationMode } from '../../catalog/extra-specs.js';
 import { DuplicateName, InvalidInput, NotFound, type Issue } from '../common/errors.js';
+import { nameLengthProblem } from '../../rules/names.js';
 
 export interface FlavorRow {
   id: number;
@@ -26,7 +27,6 @@ const FLAVOR_COLUMNS = `f.id, f.name, f.vcpus, f.memory_mb AS memoryMb, f.root_g
   f.swap_mb AS swapMb, f.is_public AS isPublic, f.created_at AS createdAt`;
 /** Nova's database integers (db.MAX_INT). */
 const MAX_INT = 2147483647;
-const MAX_NAME_LENGTH = 255;
 
 const toFlavor = (row: FlavorRow | undefined) => row && { ...row, isPublic: !!row.isPublic };
 
@@ -93,7 +93,8 @@ export interface FlavorChange {
 function sizeIssues(input: CreateFlavorInput): Issue[] {
   const issues: Issue[] = [];
   const name = input.name;
-  if (name.length < 1 || name.length > MAX_NAME_LENGTH) issues.push({ path: 'name', message: `must be 1 to ${MAX_NAME_LENGTH} characters long` });
+  const nameProblem = nameLengthProblem(name);
+  if (nameProblem) issues.push({ path: 'name', message: nameProblem });
   else if (name.trim() !== name) issues.push({ path: 'name', message: 'must not start or end with whitespace' });
   const bounds: [keyof CreateFlavorInput, number, number | null | undefined][] = [
     ['vcpus', 1, input.vcpus],

@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { all, get, list, run } from '../../db/sql.js';
-import { customNameProblem, isStandardTrait } from '../../catalog/index.js';
+import { isStandardTrait } from '../../catalog/index.js';
+import { customNameProblem, nameLengthProblem } from '../../rules/names.js';
 import type { Problem } from '../../catalog/extra-specs.js';
 import { DuplicateName, InvalidInput, NotFound, type Issue } from '../common/errors.js';
 import { ImageMetaError, parseImageMeta } from './nova-image-meta.js';
@@ -27,7 +28,6 @@ const IMAGE_COLUMNS = 'i.id, i.uuid, i.name, i.created_at AS createdAt';
 /** Glance's limits: property keys of at most 255 characters, values of at most 65535. */
 const MAX_KEY_LENGTH = 255;
 const MAX_VALUE_LENGTH = 65535;
-const MAX_NAME_LENGTH = 255;
 const SUFFIXED_TRAIT_KEY = /^trait[^:]+:/;
 
 export function imageByName(db: Db, name: string): ImageRow | undefined {
@@ -128,7 +128,8 @@ const change = (db: Db, image: ImageRow): ImageChange => ({
 export function createImage(db: Db, input: { name: string; uuid?: string | null; properties?: ImageProperty[] | null }): ImageChange {
   const properties = input.properties ?? [];
   const issues = propertyIssues(properties, 'properties');
-  if (input.name.length < 1 || input.name.length > MAX_NAME_LENGTH) issues.unshift({ path: 'name', message: `must be 1 to ${MAX_NAME_LENGTH} characters long` });
+  const nameProblem = nameLengthProblem(input.name);
+  if (nameProblem) issues.unshift({ path: 'name', message: nameProblem });
   if (issues.length) throw new InvalidInput(issues);
   if (imageByName(db, input.name)) throw new DuplicateName('name', input.name, `Image with name ${input.name} already exists.`);
   const uuid = input.uuid ?? randomUUID();

@@ -3,7 +3,8 @@ import { builder } from '../../builder.js';
 import { defineMutation } from '../common/mutation.js';
 import { GenerationConflictError, InUseError, NotFoundError } from '../common/errors.graphql.js';
 import { ProviderPayload, ResourceProviderRef } from '../providers/providers.graphql.js';
-import { capacityOf, setInventories, type InventoryFields, type InventoryRow, type SetInventoriesInput } from './inventories.service.js';
+import { capacityOf } from '../../rules/capacity.js';
+import { setInventories, type InventoryFields, type InventoryRow, type SetInventoriesInput } from './inventories.service.js';
 
 /** The fields of an inventory's values, shared by every type that shows them. */
 export const inventoryValueFields = (t: any) => ({

@@ -1,4 +1,4 @@
-// Inventories: capacity arithmetic and Placement's PUT /resource_providers/{uuid}/inventories.
+// Inventories: Placement's PUT /resource_providers/{uuid}/inventories.
 import type { Db } from '../../db/client.js';
 import { all, get, list, run } from '../../db/sql.js';
 import { InUse, InvalidInput, type Issue } from '../common/errors.js';
@@ -21,10 +21,6 @@ export interface InventoryRow extends InventoryFields {
   /** Sum of allocations against this provider and class. */
   used: number;
 }
-
-/** Placement's capacity: int((total - reserved) * allocation_ratio). */
-export const capacityOf = (inv: Pick<InventoryFields, 'total' | 'reserved' | 'allocationRatio'>) =>
-  Math.trunc((inv.total - inv.reserved) * inv.allocationRatio);
 
 export const INVENTORY_DEFAULTS: Omit<InventoryFields, 'total'> = { reserved: 0, minUnit: 1, maxUnit: MAX_INT, stepSize: 1, allocationRatio: 1.0 };
 

@@ -3,8 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { all, get, list, run } from '../../db/sql.js';
-import { canonicalUuid } from '../../builder.js';
-import { CUSTOM_NAME_PATTERN, MAX_NAME_LENGTH, isStandardTrait, normalizeCustomName } from '../../catalog/index.js';
+import { canonicalUuid, normalizeCustomName, traitProblem } from '../../rules/names.js';
 import { DomainError, DuplicateName, InUse, InvalidInput, NotFound, type Issue } from '../common/errors.js';
 import { QueryError } from '../common/query-error.js';
 import { MAX_PROVIDER_NAME_LENGTH, bumpGeneration, createProvider, deleteProvider, requireProvider, type Page } from '../providers/providers.service.js';
@@ -87,15 +86,6 @@ export class MissingNodeTraits extends DomainError {
 
 const missingTraitsMessage = (node: string, missing: string[]) =>
   `Node "${node}" lacks the traits the instance asks for: ${missing.join(', ')} (instance traits must be a subset of the node's traits).`;
-
-/** Why a name is not a valid node trait, or null: standard (os-traits) or ^CUSTOM_[A-Z0-9_]+$ of at most 255 characters. */
-export function traitProblem(name: string): string | null {
-  if (isStandardTrait(name)) return null;
-  if (!name.startsWith('CUSTOM_')) return `${name} is not a standard trait (os-traits), and a custom trait must start with CUSTOM_`;
-  if (name.length > MAX_NAME_LENGTH) return `${name} is ${name.length} characters long, and a trait may have at most ${MAX_NAME_LENGTH}`;
-  if (!CUSTOM_NAME_PATTERN.test(name)) return `${name} is not a valid custom trait: it must match ^CUSTOM_[A-Z0-9_]+$ (only A-Z, 0-9 and _)`;
-  return null;
-}
 
 function traitIssues(names: readonly string[], path: string): Issue[] {
   return names.flatMap((name, n) => {

@@ -1,7 +1,7 @@
 // Reading and checking provider-config documents exactly as Nova 26 does (nova/compute/provider_config.py,
 // get_provider_configs), with every problem named in an operator's words.
 import { codePointOrder, pyIntNumber } from '../../rules/python.js';
-import { customNameProblem } from '../../catalog/index.js';
+import { customNameProblem } from '../../rules/names.js';
 import { inventoryIssues, withDefaults, type InventoryFields } from '../inventories/inventories.service.js';
 import { additionalKeys, SchemaCrash, SUPPORTED_SCHEMA_VERSIONS, validateSchema, type InstancePath, type SchemaError } from './provider-config.schema.js';
 import { loadYaml, YamlMapping, type YamlValue } from './provider-config.yaml.js';

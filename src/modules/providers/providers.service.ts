@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { all, get, list, run } from '../../db/sql.js';
+import { fitsSql } from '../../rules/capacity.js';
 import { DuplicateName, GenerationConflict, InUse, InvalidInput, NotFound, type Issue } from '../common/errors.js';
 import { resolveTraitIds, resolveResourceClassIds, type ResourceAmount } from '../common/names.js';
 
@@ -105,9 +106,7 @@ export function filterClause(db: Db, filter: ProviderFilter): { where: string; p
   }
   for (const { resourceClass, amount } of resources ?? []) {
     conditions.push(`EXISTS (SELECT 1 FROM inventories i WHERE i.resource_provider_id = rp.id AND i.resource_class_id = ?
-      AND ? BETWEEN i.min_unit AND i.max_unit AND ? % i.step_size = 0
-      AND (SELECT COALESCE(SUM(a.used), 0) FROM allocations a WHERE a.resource_provider_id = rp.id AND a.resource_class_id = i.resource_class_id) + ?
-          <= (i.total - i.reserved) * i.allocation_ratio)`);
+      AND ${fitsSql('i', '(SELECT COALESCE(SUM(a.used), 0) FROM allocations a WHERE a.resource_provider_id = rp.id AND a.resource_class_id = i.resource_class_id)')})`);
     params.push(classIds.get(resourceClass), amount, amount, amount);
   }
   return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };

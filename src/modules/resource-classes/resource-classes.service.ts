@@ -1,7 +1,8 @@
 // Resource classes: the 21 standard ones and CUSTOM_ ones.
 import type { Db } from '../../db/client.js';
 import { all, get, run } from '../../db/sql.js';
-import { customNameProblem, FIRST_CUSTOM_CLASS_ID, isStandardResourceClass } from '../../catalog/index.js';
+import { FIRST_CUSTOM_CLASS_ID, isStandardResourceClass } from '../../catalog/index.js';
+import { customNameProblem } from '../../rules/names.js';
 import { InUse, InvalidInput, NotFound } from '../common/errors.js';
 
 export interface ResourceClassRow {

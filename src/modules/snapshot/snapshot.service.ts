@@ -2,10 +2,11 @@
 // Import checks everything first and lists every problem; then writes in one transaction.
 import type { Db } from '../../db/client.js';
 import { all, get, run } from '../../db/sql.js';
-import { canonicalUuid } from '../../builder.js';
-import { customNameProblem, isStandardResourceClass, isStandardTrait } from '../../catalog/index.js';
+import { isStandardResourceClass, isStandardTrait } from '../../catalog/index.js';
+import { canonicalUuid, customNameProblem, isConsumerType } from '../../rules/names.js';
 import type { Issue } from '../common/errors.js';
-import { capacityOf, inventoryIssues, upsertInventory, withDefaults, type InventoryFields } from '../inventories/inventories.service.js';
+import { capacityOf, fitsUnits } from '../../rules/capacity.js';
+import { inventoryIssues, upsertInventory, withDefaults, type InventoryFields } from '../inventories/inventories.service.js';
 import { MAX_PROVIDER_NAME_LENGTH } from '../providers/providers.service.js';
 import { ensureCustomResourceClasses } from '../resource-classes/resource-classes.service.js';
 import { ensureCustomTraits } from '../traits/traits.service.js';
@@ -212,7 +213,7 @@ export function importSnapshot(db: Db, snapshot: unknown) {
           problem(apath, `provider ${uuid} has no inventory of ${rc}`);
           continue;
         }
-        if (amount < inv.minUnit || amount > inv.maxUnit || amount % inv.stepSize !== 0) {
+        if (!fitsUnits(inv, amount)) {
           problem(apath, `amount ${amount} breaks min_unit ${inv.minUnit} / max_unit ${inv.maxUnit} / step_size ${inv.stepSize}`);
         }
         usage.set(`${uuid}/${rc}`, (usage.get(`${uuid}/${rc}`) ?? 0) + amount);
@@ -231,7 +232,7 @@ export function importSnapshot(db: Db, snapshot: unknown) {
       for (const key of ['project_id', 'user_id', 'consumer_type'] as const) {
         if (meta[key] !== undefined && (typeof meta[key] !== 'string' || meta[key] === '')) problem(`${path}.${key}`, 'must be a non-empty string');
       }
-      if (typeof meta.consumer_type === 'string' && !/^[A-Z0-9_]+$/.test(meta.consumer_type)) problem(`${path}.consumer_type`, 'must match ^[A-Z0-9_]+$');
+      if (typeof meta.consumer_type === 'string' && !isConsumerType(meta.consumer_type)) problem(`${path}.consumer_type`, 'must match ^[A-Z0-9_]+$ and be at most 255 characters');
     }
   }
   if (problems.length > 0) throw new SnapshotRejected(problems);

@@ -1,7 +1,8 @@
 // Traits: the catalog (standard and CUSTOM_) and the traits of a provider.
 import type { Db } from '../../db/client.js';
 import { all, get, list, run } from '../../db/sql.js';
-import { customNameProblem, isStandardTrait } from '../../catalog/index.js';
+import { isStandardTrait } from '../../catalog/index.js';
+import { customNameProblem } from '../../rules/names.js';
 import { InUse, InvalidInput, NotFound } from '../common/errors.js';
 import { bumpGeneration, requireProvider, type ProviderRow } from '../providers/providers.service.js';
 
