@@ -122,7 +122,7 @@ async function main(argv: string[]): Promise<number> {
         if (!/^[1-9]\d{0,6}$/.test(text)) throw new UsageError(`--${flag} must be a whole number from 1 to 9999999, not '${text}'`);
         caps[limit] = Number(text);
       }
-      const yoga = createServer({ db, access, limits: caps, metricsOpen: values['metrics-open'], graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
+      const yoga = createServer({ db, access, limits: caps, metricsOpen: values['metrics-open'], processMetrics: true, graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
       const { http } = createNodeServer(yoga);
       await new Promise<void>((resolve) => http.listen(port, host, resolve));
       const shown = host.includes(':') ? `[${host}]` : host;

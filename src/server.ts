@@ -24,6 +24,8 @@ export interface ServerOptions {
   maskErrors?: boolean;
   /** Serve /metrics without a token even when tokens are configured. */
   metricsOpen?: boolean;
+  /** Add the process's own metrics (memory, CPU, event-loop lag) to /metrics. */
+  processMetrics?: boolean;
   /** The query GraphiQL opens with. */
   graphiqlQuery?: string;
 }
@@ -34,7 +36,7 @@ export function createServer(options: ServerOptions): Server {
   const access = options.access ?? OPEN_ACCESS;
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const feed = createChangeFeed();
-  const metrics = new Metrics();
+  const metrics = new Metrics(() => options.db.statements.count, { processMetrics: options.processMetrics });
   const yoga = createYoga<{}, Context>({
     schema: getSchema(),
     context: ({ request }) => createContext(options.db, { role: roleOf(access, request.headers.get('authorization')), feed, limits }),

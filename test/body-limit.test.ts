@@ -56,7 +56,7 @@ describe('body limit over HTTP', () => {
       expect(JSON.parse(answer.text).errors[0].message).toContain('maxBodyBytes = 10000');
       expect(answer.written).toBeLessThan(5_000);
     }
-    expect(yoga.metrics.render(0)).toMatch(/placement_gql_refused_total\{reason="maxBodyBytes"\} [1-9]/);
+    expect(await yoga.metrics.render()).toMatch(/placement_gql_refused_total\{reason="maxBodyBytes"\} [1-9]/);
   });
 
   it('answers a chunked body within the limit, and keeps serving after a refusal', async () => {

@@ -76,7 +76,7 @@ describe('limits', () => {
     const huge = await post(`{ resourceProviders { totalCount } } # ${'x'.repeat(1_100_000)}`, READER);
     expect(huge.status).toBe(413);
     expect(huge.body.errors[0].message).toContain('maxBodyBytes = 1000000');
-    expect(yoga.metrics.render(0)).toMatch(/placement_gql_refused_total\{reason="maxDepth"\} 1/);
+    expect(await yoga.metrics.render()).toMatch(/placement_gql_refused_total\{reason="maxDepth"\} 1/);
   });
 
   it('lets a dashboard page through', async () => {
@@ -107,6 +107,24 @@ describe('observability', () => {
     expect(metrics).toContain('placement_gql_requests_total{operation="Dash",type="query"} 2');
     expect(metrics).toMatch(/placement_gql_request_duration_seconds_count\{operation="Dash",type="query"\} 2/);
     expect(metrics).toMatch(/placement_gql_sql_statements_total [1-9]\d*/);
+  });
+
+  it('writes the Prometheus text format through prom-client, with the process\'s own metrics when asked', async () => {
+    const { yoga, post } = server({ access: undefined, processMetrics: true });
+    await post('{ candidates(request: {groups: [{resources: [{resourceClass: "VCPU", amount: 1}]}]}) { ... on Candidates { count } } }');
+    const response = await yoga.fetch('http://test/metrics');
+    expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const text = await response.text();
+    expect(text).toContain('# TYPE placement_gql_requests_total counter');
+    expect(text).toContain('# TYPE placement_gql_request_duration_seconds histogram');
+    expect(text).toContain('placement_gql_request_duration_seconds_bucket{le="+Inf",operation="anonymous",type="query"} 1');
+    expect(text).toContain('placement_gql_candidate_searches_total 1');
+    expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m);
+    // Statements are counted, not re-added, from one scrape to the next.
+    const statements = async () => Number((await (await yoga.fetch('http://test/metrics')).text()).match(/placement_gql_sql_statements_total (\d+)/)![1]);
+    const first = await statements();
+    expect(await statements()).toBe(first);
   });
 });
 

@@ -75,7 +75,7 @@ export function useObservability(db: Db, metrics: Metrics, log: Logger | null, m
             }),
           );
         }
-        return endResponse(new Response(metrics.render(db.statements.count), { headers: { 'content-type': 'text/plain; version=0.0.4' } }));
+        return metrics.render().then((text) => endResponse(new Response(text, { headers: { 'content-type': metrics.contentType } })));
       }
       requestIds.set(request, request.headers.get('x-request-id') ?? randomUUID());
     },
@@ -90,7 +90,7 @@ export function useObservability(db: Db, metrics: Metrics, log: Logger | null, m
       const name = operation?.name?.value ?? args.operationName ?? 'anonymous';
       const type = operation?.operation ?? 'query';
       for (const selection of operation?.selectionSet.selections ?? []) {
-        if (selection.kind === Kind.FIELD && CANDIDATE_FIELDS.has(selection.name.value)) metrics.candidateSearches++;
+        if (selection.kind === Kind.FIELD && CANDIDATE_FIELDS.has(selection.name.value)) metrics.candidateSearch();
       }
       const request = (args.contextValue as any).request as Request | undefined;
       return {
