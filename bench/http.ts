@@ -1,57 +1,47 @@
-// HTTP throughput of a typical dashboard query next to a bare graphql-yoga answering one trivial field,
-// both in their own process on loopback, driven by the same bounded client.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+// Throughput over HTTP: `placement-gql serve --workers N` on a real socket, C concurrent clients (each on
+// its own keep-alive connection) sending a mix of candidate queries and dashboard pages, for a few seconds.
+import { HttpClient, startOurs } from './services.js';
 
 export const DASHBOARD_QUERY = `{ resourceProviders(first: 20) { totalCount nodes { uuid name generation parent { name } children { name }
   inventories { resourceClass capacity used free } traits aggregates } } }`;
 
-async function startServer(mode: 'placement' | 'bare', dbFile?: string) {
-  const script = fileURLToPath(new URL('./http-server.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, mode, dbFile ?? ''], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      const match = String(chunk).match(/PORT (\d+)/);
-      if (match) resolve(Number(match[1]));
-    });
-    child.on('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
-  });
-  return { port, stop: () => child.kill('SIGTERM') };
-}
-
-/** Requests per second answered to `concurrency` clients sending `query` for `seconds`. */
-async function throughput(port: number, query: string, concurrency: number, seconds: number) {
-  const body = JSON.stringify({ query });
-  const url = `http://127.0.0.1:${port}/graphql`;
-  const send = async () => {
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    const json = (await response.json()) as any;
-    if (json.errors) throw new Error(JSON.stringify(json.errors));
-  };
-  for (let i = 0; i < 50; i++) await send(); // warm-up
+/** Requests per second answered to `clients` clients, each sending the bodies in turn for `seconds`. */
+async function throughput(url: string, bodies: string[], clients: number, seconds: number) {
   let done = 0;
   const deadline = performance.now() + seconds * 1000;
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
-        await send();
+    Array.from({ length: clients }, async (_, c) => {
+      const client = new HttpClient(url);
+      for (let i = c; performance.now() < deadline; i++) {
+        const r = await client.post('/graphql', bodies[i % bodies.length]);
+        if (r.status !== 200) throw new Error(`status ${r.status}: ${r.body.toString('utf8').slice(0, 300)}`);
         done++;
       }
+      client.close();
     }),
   );
   return done / ((performance.now() - started) / 1000);
 }
 
-export async function httpBench(dbFile: string, options = { concurrency: 16, seconds: 5 }) {
-  const placement = await startServer('placement', dbFile);
-  const bare = await startServer('bare');
-  try {
-    const dashboard = await throughput(placement.port, DASHBOARD_QUERY, options.concurrency, options.seconds);
-    const trivial = await throughput(bare.port, '{ hello }', options.concurrency, options.seconds);
-    return { dashboardPerSecond: dashboard, bareYogaPerSecond: trivial, ratio: dashboard / trivial };
-  } finally {
-    placement.stop();
-    bare.stop();
+/** A table of requests/s for 1 and 2 workers and 1, 2 and 4 clients. */
+export async function throughputTable(dbFile: string, candidateBodies: string[], options = { seconds: 5, workers: [1, 2], clients: [1, 2, 4] }) {
+  const dashboard = JSON.stringify({ query: DASHBOARD_QUERY });
+  const bodies = candidateBodies.flatMap((b) => [b, dashboard]);
+  const figures = new Map<number, number[]>();
+  for (const workers of options.workers) {
+    const server = await startOurs(dbFile, { workers });
+    try {
+      // Warm every worker up: a round of the mix from several connections.
+      await throughput(server.url, bodies, 4, 2);
+      const row: number[] = [];
+      for (const clients of options.clients) row.push(await throughput(server.url, bodies, clients, options.seconds));
+      figures.set(workers, row);
+    } finally {
+      await server.stop();
+    }
   }
+  const lines = [`| workers | ${options.clients.map((c) => `${c} client${c > 1 ? 's' : ''}`).join(' | ')} |`, `|---:|${options.clients.map(() => '---:').join('|')}|`];
+  for (const [workers, row] of figures) lines.push(`| ${workers} | ${row.map((x) => x.toFixed(0)).join(' | ')} |`);
+  return lines.join('\n');
 }

@@ -1,25 +1,27 @@
-// npm run bench: allocation-candidate latency per query tag through yoga.fetch, on generated clouds of
-// 1,000 and 10,000 roots, side by side with the real Placement 8.0.0 when it is installed.
+// npm run bench: allocation-candidate latency per query tag over HTTP, `placement-gql serve` on a real
+// socket next to the real Placement 8.0.0 (Debian's placement-api) when it is installed, on the same
+// generated clouds of 1,000 and 10,000 roots, interleaved query by query, from one keep-alive client;
+// then the same queries in-process through yoga.fetch, throughput per worker count, and a bounded load.
 //
-// Clouds come from the project's generator (bench/generate.ts, seed 1) and are cached in bench/.cache/.
-// Knobs: BENCH_SIZES=1000,10000  BENCH_REPEAT=20  BENCH_PLACEMENT=0 (skip Placement)
-//        BENCH_PLACEMENT_REPEAT=5  BENCH_ORACLE=../shared/oracle
-// Medians and p95 (nearest rank) are over all runs of a tag's queries, as the oracle computes them.
-import { spawnSync } from 'node:child_process';
+// Clouds come from the project's generator (bench/generate.ts, seed 1) and are cached in bench/.cache/,
+// with Placement's database once loaded through its API.
+// Knobs: BENCH_SIZES=1000,10000  BENCH_REPEAT=20  BENCH_PLACEMENT=0 (skip Placement)  BENCH_PLACEMENT_REPEAT=5
+//        BENCH_INPROCESS=0 (skip the in-process table)  BENCH_THROUGHPUT=0  BENCH_LOAD=0
+// Medians and p95 (nearest rank) are over all runs of a tag's queries.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../src/db/client.js';
 import { createServer, type Server } from '../src/server.js';
 import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
-import { httpBench } from './http.js';
+import { HttpClient, placementInstalled, startOurs, startPlacement, type Service } from './services.js';
+import { throughputTable } from './http.js';
 import { runLoad } from './load.js';
 import { scenarioText } from './generate.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = join(ROOT, 'bench/.cache');
-const ORACLE = resolve(ROOT, process.env.BENCH_ORACLE ?? '../shared/oracle');
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 20);
 const PLACEMENT_REPEAT = Number(process.env.BENCH_PLACEMENT_REPEAT ?? 5);
@@ -78,10 +80,6 @@ const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(Math.max(1, Math.ceil((p * s.length) / 100)), s.length) - 1];
 };
-
-function placementInstalled(): boolean {
-  return spawnSync('/usr/bin/python3', ['-c', 'import placement.direct, wsgi_intercept'], { stdio: 'ignore' }).status === 0;
-}
 
 function scenarioFile(size: number): string {
   const file = join(CACHE, `seed${SEED}_size${size}.json`);
@@ -147,95 +145,207 @@ async function responsiveness(yoga: Server, big: ScenarioQuery, small: ScenarioQ
   return { bigMs: ms, answered: latencies.length, maxMs: latencies.length ? Math.max(...latencies) : 0, medianMs: latencies.length ? median(latencies) : 0 };
 }
 
-function timePlacement(size: number, scenario: string, ids: string[]): Map<string, { median: number; p95: number }> | null {
-  const snapshot = join(CACHE, `seed${SEED}_size${size}.sqlite`);
-  if (!existsSync(snapshot)) console.log(`  Placement: loading ${size} roots through its API once (10,000 roots take about 27 min); kept in ${snapshot}`);
-  const out = join(CACHE, `placement-time-size${size}.json`);
-  const run = spawnSync(
-    '/usr/bin/python3',
-    [join(ORACLE, 'placement_oracle.py'), '--time', '--snapshot', snapshot, '--repeat', String(PLACEMENT_REPEAT), '--query-budget', '30', '--only', ids.join(','), '-o', out, scenario],
-    { stdio: ['ignore', 'inherit', 'pipe'], maxBuffer: 1 << 26 },
-  );
-  if (run.status !== 0) {
-    console.log(`  Placement timing failed: ${run.stderr.toString().slice(-2000)}`);
-    return null;
-  }
-  const timing = JSON.parse(readFileSync(out, 'utf8')).timing;
-  return new Map(timing.by_tag.map((t: any) => [t.tag, { median: t.median_ms, p95: t.p95_ms }]));
+const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+const ratioText = (r: number | null) => (r === null ? '-' : r >= 100 ? `${r.toFixed(0)}×` : `${r.toFixed(1)}×`);
+
+const placementHeaders = (microversion?: string) => ({ 'x-auth-token': 'admin', accept: 'application/json', 'openstack-api-version': `placement ${microversion ?? 'latest'}` });
+
+/** What both answers say, to check they agree: the status, and the number of allocation requests. */
+function oursSays(body: Buffer) {
+  const r = JSON.parse(body.toString('utf8')).data.placementCandidates;
+  return r.__typename === 'RequestError' ? `${r.status}` : `200 ${r.allocationRequests.length}`;
+}
+function placementSays(status: number, body: Buffer) {
+  return status === 200 ? `200 ${JSON.parse(body.toString('utf8')).allocation_requests.length}` : `${status}`;
 }
 
-const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+interface Row {
+  tag: string;
+  queries: number;
+  maxCount: number;
+  ours: number[];
+  theirs: number[];
+}
+
+/** Every query of the scenario over HTTP, ours and Placement's interleaved run by run. */
+async function timeHttp(ours: Service, placement: Service | null, queries: ScenarioQuery[]) {
+  const client = new HttpClient(ours.url);
+  const pclient = placement ? new HttpClient(placement.url) : null;
+  const rows = new Map<string, Row>();
+  const disagree: string[] = [];
+  const counts = new Map<string, number>();
+  for (const q of queries) {
+    const body = JSON.stringify({ query: QUERY, variables: { query: queryString(q), microversion: q.microversion ?? null } });
+    const path = `/allocation_candidates?${queryString(q)}`;
+    const first = await client.post('/graphql', body);
+    const answer = JSON.parse(first.body.toString('utf8'));
+    if (answer.errors) throw new Error(`${q.id}: ${JSON.stringify(answer.errors)}`);
+    counts.set(q.id, answer.data.placementCandidates.count ?? 0);
+    const started = performance.now();
+    for (let i = 1; i < WARMUP || (performance.now() - started < WARMUP_SECONDS * 1000 && i < MAX_WARMUP_RUNS); i++) await client.post('/graphql', body);
+    if (pclient) {
+      const theirs = await pclient.get(path, placementHeaders(q.microversion));
+      if (placementSays(theirs.status, theirs.body) !== oursSays(first.body)) disagree.push(`${q.id} (ours ${oursSays(first.body)}, Placement ${placementSays(theirs.status, theirs.body)})`);
+    }
+    const row = rows.get(q.tag ?? 'untagged') ?? { tag: q.tag ?? 'untagged', queries: 0, maxCount: 0, ours: [], theirs: [] };
+    row.queries++;
+    row.maxCount = Math.max(row.maxCount, answer.data.placementCandidates.count ?? 0);
+    const placementRuns = pclient ? PLACEMENT_REPEAT : 0;
+    let placementSpent = 0;
+    for (let i = 0; i < Math.max(REPEAT, placementRuns); i++) {
+      if (i < REPEAT) row.ours.push((await client.post('/graphql', body)).ms);
+      // Placement's slowest queries take seconds: at least 3 runs, then as many as fit in 30 s.
+      if (pclient && i < placementRuns && (i < 3 || placementSpent < 30_000)) {
+        const t = await pclient.get(path, placementHeaders(q.microversion));
+        placementSpent += t.ms;
+        row.theirs.push(t.ms);
+      }
+    }
+    rows.set(row.tag, row);
+  }
+  client.close();
+  pclient?.close();
+  return { rows, disagree, counts };
+}
+
+/** Small requests: the GraphQL pipeline alone, the health check, and one provider looked up. */
+async function timeSmall(ours: Service, placement: Service | null, uuid: string) {
+  const client = new HttpClient(ours.url);
+  const pclient = placement ? new HttpClient(placement.url) : null;
+  const lookup = JSON.stringify({ query: `{ resourceProvider(uuid: "${uuid}") { uuid name generation parent { uuid } root { uuid } } }` });
+  const typename = JSON.stringify({ query: '{ __typename }' });
+  const samples = { typename: [] as number[], health: [] as number[], lookup: [] as number[], placementLookup: [] as number[] };
+  for (let i = 0; i < 300; i++) {
+    await client.post('/graphql', typename);
+    await client.get('/health');
+    await client.post('/graphql', lookup);
+  }
+  for (let i = 0; i < 500; i++) {
+    samples.typename.push((await client.post('/graphql', typename)).ms);
+    samples.health.push((await client.get('/health')).ms);
+    samples.lookup.push((await client.post('/graphql', lookup)).ms);
+    if (pclient && i < 50) samples.placementLookup.push((await pclient.get(`/resource_providers/${uuid}`, placementHeaders())).ms);
+  }
+  client.close();
+  pclient?.close();
+  return samples;
+}
 
 async function benchSize(size: number, withPlacement: boolean) {
   const file = scenarioFile(size);
   const scenario = JSON.parse(readFileSync(file, 'utf8'));
   const queries = (scenario.queries as ScenarioQuery[]).filter((q) => (q.kind ?? 'allocation_candidates') === 'allocation_candidates');
   const dir = mkdtempSync(join(tmpdir(), 'placement-gql-bench-'));
-  const db = openDatabase(join(dir, 'bench.db'));
+  const dbFile = join(dir, 'bench.db');
+  const db = openDatabase(dbFile);
   const importStarted = performance.now();
   importSnapshot(db, scenario);
   const importMs = performance.now() - importStarted;
-  const yoga = createServer({ db, maskErrors: false });
+  db.close();
   console.log(`\n## ${size} roots (seed ${SEED}): ${scenario.providers.length} providers, ${Object.keys(scenario.allocations).length} consumers, imported in ${(importMs / 1000).toFixed(1)} s`);
 
-  const { byTag: ours, counts } = await timeOurs(yoga, queries);
-  const big = [...queries].sort((a, b) => counts.get(b.id)! - counts.get(a.id)!)[0];
-  const small = queries.find((q) => q.tag === 'ac_in_tree') ?? queries[queries.length - 1];
-  const busy = await responsiveness(yoga, big, small);
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
+  let placement: Service | null = null;
+  if (withPlacement) {
+    const snapshot = join(CACHE, `placement-seed${SEED}_size${size}.sqlite`);
+    if (!existsSync(snapshot)) console.log(`Placement: loading ${size} roots through its API once (10,000 roots take about half an hour); kept in ${snapshot}`);
+    mkdirSync(join(dir, 'placement'));
+    placement = await startPlacement(join(dir, 'placement'), file, snapshot);
+  }
+  const ours = await startOurs(dbFile);
+  const http = await timeHttp(ours, placement, queries);
+  const one = scenario.providers.find((p: { parent: string | null }) => p.parent !== null) ?? scenario.providers[0];
+  const small = await timeSmall(ours, placement, one.uuid);
+  await ours.stop();
+  await placement?.stop();
 
-  const placement = withPlacement ? timePlacement(size, file, queries.map((q) => q.id)) : null;
-  console.log(`\n| tag | queries | max results | median ms | p95 ms |${placement ? ' Placement median ms | Placement p95 ms | ratio (median) |' : ''}`);
+  console.log(`\n### Over HTTP (one keep-alive client, interleaved query by query, whole body read)\n`);
+  console.log(`| tag | queries | max results | median ms | p95 ms |${placement ? ' Placement median ms | Placement p95 ms | ratio (median) |' : ''}`);
   console.log(`|---|---:|---:|---:|---:|${placement ? '---:|---:|---:|' : ''}`);
   const rows: Record<string, unknown>[] = [];
-  for (const [tag, f] of ours) {
-    const med = median(f.samples);
-    const p95 = percentile(f.samples, 95);
-    const theirs = placement?.get(tag);
-    const ratio = theirs ? theirs.median / med : null;
-    rows.push({ tag, queries: f.queries, maxCount: f.maxCount, medianMs: med, p95Ms: p95, placementMedianMs: theirs?.median, placementP95Ms: theirs?.p95, ratio });
+  for (const r of http.rows.values()) {
+    const med = median(r.ours);
+    const theirs = r.theirs.length ? median(r.theirs) : null;
+    const ratio = theirs !== null ? theirs / med : null;
+    rows.push({ tag: r.tag, queries: r.queries, maxCount: r.maxCount, medianMs: med, p95Ms: percentile(r.ours, 95), placementMedianMs: theirs, placementP95Ms: r.theirs.length ? percentile(r.theirs, 95) : null, ratio });
     console.log(
-      `| ${tag} | ${f.queries} | ${f.maxCount} | ${fmt(med)} | ${fmt(p95)} |` +
-        (placement ? ` ${theirs ? fmt(theirs.median) : '-'} | ${theirs ? fmt(theirs.p95) : '-'} | ${ratio ? ratio.toFixed(1) + '×' : '-'} |` : ''),
+      `| ${r.tag} | ${r.queries} | ${r.maxCount} | ${fmt(med)} | ${fmt(percentile(r.ours, 95))} |` +
+        (placement ? ` ${theirs !== null ? fmt(theirs) : '-'} | ${r.theirs.length ? fmt(percentile(r.theirs, 95)) : '-'} | ${ratioText(ratio)} |` : ''),
     );
   }
+  const lookupRatio = small.placementLookup.length ? median(small.placementLookup) / median(small.lookup) : null;
   console.log(
-    `\nDuring one ${big.id} search (${fmt(busy.bigMs)} ms), ${busy.answered} ${small.id} requests were answered ` +
-      `(median ${fmt(busy.medianMs)} ms, max ${fmt(busy.maxMs)} ms).`,
+    `| one provider (\`resourceProvider(uuid)\`${placement ? ' / GET /resource_providers/{uuid}' : ''}) | 1 | 1 | ${fmt(median(small.lookup))} | ${fmt(percentile(small.lookup, 95))} |` +
+      (placement ? ` ${fmt(median(small.placementLookup))} | ${fmt(percentile(small.placementLookup, 95))} | ${ratioText(lookupRatio)} |` : ''),
   );
-  writeFileSync(join(CACHE, `results-size${size}.json`), JSON.stringify({ size, seed: SEED, repeat: REPEAT, importMs, tags: rows, responsiveness: busy }, null, 1));
+  console.log(`\n\`{ __typename }\`: median ${fmt(median(small.typename))} ms; \`/health\`: median ${fmt(median(small.health))} ms.`);
+  if (placement) {
+    const worst = Math.min(...rows.map((r) => r.ratio as number).filter((x) => x !== null), ...(lookupRatio ? [lookupRatio] : []));
+    console.log(`Worst ratio: ${ratioText(worst)}. Answers (status and number of allocation requests) ${http.disagree.length ? `differ on ${http.disagree.join(', ')}` : `agree on all ${queries.length} queries`}.`);
+  } else {
+    console.log('Placement not timed: BENCH_PLACEMENT=0, or Debian\'s placement-api is not installed (apt-get install python3-placement).');
+  }
+
+  let inProcess: Record<string, unknown>[] = [];
+  let busy: Awaited<ReturnType<typeof responsiveness>> | null = null;
+  if (process.env.BENCH_INPROCESS !== '0') {
+    const db2 = openDatabase(dbFile);
+    const yoga = createServer({ db: db2, maskErrors: false });
+    const { byTag, counts } = await timeOurs(yoga, queries);
+    const big = [...queries].sort((a, b) => counts.get(b.id)! - counts.get(a.id)!)[0];
+    const smallQuery = queries.find((q) => q.tag === 'ac_in_tree') ?? queries[queries.length - 1];
+    busy = await responsiveness(yoga, big, smallQuery);
+    db2.close();
+    console.log(`\n### In-process (yoga.fetch, no socket)\n`);
+    console.log(`| tag | median ms | p95 ms | HTTP median ms |`);
+    console.log(`|---|---:|---:|---:|`);
+    for (const [tag, f] of byTag) {
+      const overHttp = http.rows.get(tag);
+      inProcess.push({ tag, medianMs: median(f.samples), p95Ms: percentile(f.samples, 95) });
+      console.log(`| ${tag} | ${fmt(median(f.samples))} | ${fmt(percentile(f.samples, 95))} | ${overHttp ? fmt(median(overHttp.ours)) : '-'} |`);
+    }
+    console.log(
+      `\nDuring one ${big.id} search (${fmt(busy.bigMs)} ms), ${busy.answered} ${smallQuery.id} requests were answered ` +
+        `(median ${fmt(busy.medianMs)} ms, max ${fmt(busy.maxMs)} ms).`,
+    );
+  }
+  mkdirSync(CACHE, { recursive: true });
+  writeFileSync(
+    join(CACHE, `results-size${size}.json`),
+    JSON.stringify({ size, seed: SEED, repeat: REPEAT, importMs, http: rows, small: { typenameMs: median(small.typename), healthMs: median(small.health), lookupMs: median(small.lookup), placementLookupMs: small.placementLookup.length ? median(small.placementLookup) : null }, disagree: http.disagree, inProcess, responsiveness: busy }, null, 1),
+  );
+  rmSync(dir, { recursive: true, force: true });
 }
 
 const withPlacement = process.env.BENCH_PLACEMENT !== '0' && placementInstalled();
 console.log(
-  `# Allocation candidates: placement-gql${withPlacement ? ' vs Placement 8.0.0' : ''}\n` +
-    `placement-gql: per query ${WARMUP} warm-up runs (quick queries: ${WARMUP_SECONDS} s of them, at most ${MAX_WARMUP_RUNS}), then ${REPEAT} timed runs.` +
-    (withPlacement ? `\nPlacement: 1 warm-up run, then ${PLACEMENT_REPEAT} runs per query (at least 3 when a query takes over 30 s).` : ''),
+  `# Allocation candidates: placement-gql${withPlacement ? ' vs Placement 8.0.0' : ''}, over HTTP on loopback\n` +
+    `placement-gql (\`placement-gql serve --quiet\`): per query ${WARMUP} warm-up runs (quick queries: ${WARMUP_SECONDS} s of them, at most ${MAX_WARMUP_RUNS}), then ${REPEAT} timed runs.` +
+    (withPlacement ? `\nPlacement (Debian's placement-api, wsgiref): 1 warm-up run, then ${PLACEMENT_REPEAT} runs per query (at least 3 when a query takes over 30 s), interleaved with ours.` : ''),
 );
-if (!withPlacement) console.log('Placement is not timed (BENCH_PLACEMENT=0, or /usr/bin/python3 cannot import placement).');
 for (const size of SIZES) await benchSize(size, withPlacement);
 
-// HTTP: a dashboard page next to a bare graphql-yoga, and a bounded load of readers and writers, on the smallest cloud.
+// Throughput per worker count, and a bounded load of readers and writers, on the smallest cloud.
 {
   const size = Math.min(...SIZES);
   const file = scenarioFile(size);
-  {
-    const dir = mkdtempSync(join(tmpdir(), 'placement-gql-http-'));
-    const dbFile = join(dir, 'bench.db');
-    const db = openDatabase(dbFile);
-    importSnapshot(db, JSON.parse(readFileSync(file, 'utf8')));
-    const http = await httpBench(dbFile);
-    console.log(`\n# HTTP on loopback (${size} roots, 16 concurrent clients)`);
-    console.log(`dashboard page (20 providers with relations): ${http.dashboardPerSecond.toFixed(0)} requests/s`);
-    console.log(`bare graphql-yoga, one trivial field: ${http.bareYogaPerSecond.toFixed(0)} requests/s`);
-    console.log(`ratio: ${http.ratio.toFixed(2)}`);
+  const dir = mkdtempSync(join(tmpdir(), 'placement-gql-http-'));
+  const dbFile = join(dir, 'bench.db');
+  const db = openDatabase(dbFile);
+  const scenario = JSON.parse(readFileSync(file, 'utf8'));
+  importSnapshot(db, scenario);
+  if (process.env.BENCH_THROUGHPUT !== '0') {
+    const queries = (scenario.queries as ScenarioQuery[]).filter((q) => (q.kind ?? 'allocation_candidates') === 'allocation_candidates' && q.tag !== 'ac_basic' && q.tag !== 'ac_forbidden' && q.tag !== 'ac_root_required');
+    const candidateBodies = queries.map((q) => JSON.stringify({ query: QUERY, variables: { query: queryString(q), microversion: q.microversion ?? null } }));
+    console.log(`\n# Throughput over HTTP (${size} roots): requests/s, each client sending a mix of candidate queries and dashboard pages`);
+    console.log(await throughputTable(dbFile, candidateBodies));
+  }
+  if (process.env.BENCH_LOAD !== '0') {
     const providers = db.sqlite.prepare('SELECT uuid FROM resource_providers ORDER BY id LIMIT 20').all().map((r: any) => r.uuid as string);
     const load = await runLoad(db, { readers: 8, writers: 8, seconds: 10, providers });
     console.log(`\n# Load: 8 readers, 8 writers on 20 shared providers, ${load.seconds.toFixed(1)} s over HTTP`);
     console.log(`reads ${load.reads} (failed ${load.failedReads}), p50 ${fmt(load.readP50Ms)} ms, p99 ${fmt(load.readP99Ms)} ms`);
     console.log(`writes applied ${load.writes}, conflicts returned as data ${load.conflicts}, failed ${load.failedWrites}, lost updates ${load.lostUpdates}; p50 ${fmt(load.writeP50Ms)} ms, p99 ${fmt(load.writeP99Ms)} ms`);
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
   }
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
 }
