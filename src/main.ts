@@ -10,6 +10,7 @@ import { jsonLogger } from './server/plugins.js';
 import { exportSnapshot, importSnapshot, isEmpty, SnapshotRejected } from './modules/snapshot/snapshot.service.js';
 import { printSortedSchema } from './schema.js';
 import { configureOperatorValidators } from './catalog/extra-specs-operators.js';
+import { OSC_COMMANDS } from './cli/osc-names.js';
 
 const USAGE = `placement-gql: a GraphQL gateway over the OpenStack Placement domain
 
@@ -33,6 +34,18 @@ Usage:
                                   apply Nova provider-config YAML documents (*.yaml, in lexicographic order)
   placement-gql docs extra-specs|metadefs [--out FILE] [--extra-specs FILE]
                                   write reference documentation from the extra-spec registry
+  placement-gql resource provider list [--name N] [--uuid U] [--resource RC=N] [--required T] [--forbidden T] [--member-of AGG,...] [--in-tree U]
+  placement-gql resource provider show UUID [--allocations]
+  placement-gql resource provider inventory list|show UUID [RC]
+  placement-gql resource provider trait list|aggregate list|usage show UUID
+  placement-gql resource provider allocation show CONSUMER
+  placement-gql resource usage show PROJECT [--user-id USER]
+  placement-gql trait list [--name startswith:P|in:A,B] [--associated]
+  placement-gql allocation candidate list --resource RC=N ... [--required T] [--forbidden T] [--member-of AGG,...]
+                                  [--group N ...] [--group-policy none|isolate] [--limit N]
+                                  osc-placement's read commands, with its flags and columns: a table, or -f json|value
+                                  [-c COLUMN]; against the database (--db FILE), or a server with --url URL [--token T]
+                                  (or PLACEMENT_URL, PLACEMENT_TOKEN); each command has --help
   placement-gql schema [--check|--write]
                                   print the GraphQL schema (sorted); --check compares it with schema.graphql, --write updates it
 
@@ -64,6 +77,10 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const [command, ...rest] = argv;
+  if (OSC_COMMANDS.includes(command)) {
+    const { runOscCommand } = await import('./cli/osc.command.js');
+    return runOscCommand(argv, process.env.PLACEMENT_DB ?? DEFAULT_DB_FILE);
+  }
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,

@@ -1,0 +1,60 @@
+// Where the command line's read commands send their GraphQL documents: the database file in
+// process, or a running placement-gql server over HTTP. Both go through the same schema, so a
+// command prints the same thing either way.
+import { existsSync } from 'node:fs';
+import { openDatabase } from '../db/client.js';
+import { createServer } from '../server.js';
+
+export interface Target {
+  /** The database file, used when no url is given. */
+  dbFile: string;
+  /** A placement-gql server's GraphQL endpoint (…/graphql is added when the path is empty). */
+  url?: string;
+  /** Bearer token for the server. */
+  token?: string;
+}
+
+export class ClientError extends Error {}
+
+export interface GraphQLAnswer<T> {
+  data?: T;
+  errors?: { message: string; extensions?: { status?: number } }[];
+}
+
+/** Runs one document and returns its data; top-level errors become one ClientError. */
+export async function request<T>(target: Target, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const body = JSON.stringify({ query, variables });
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+  let answer: GraphQLAnswer<T>;
+  if (target.url) {
+    const url = new URL(target.url);
+    if (url.pathname === '/' || url.pathname === '') url.pathname = '/graphql';
+    if (target.token) headers.authorization = `Bearer ${target.token}`;
+    let response: Response;
+    try {
+      response = await fetch(url, { method: 'POST', headers, body });
+    } catch (error) {
+      const cause = (error as any)?.cause;
+      throw new ClientError(`cannot reach ${url.href}: ${cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error as Error).message}`);
+    }
+    const text = await response.text();
+    try {
+      answer = JSON.parse(text);
+    } catch {
+      throw new ClientError(`${url.href} answered ${response.status} ${response.statusText}, not GraphQL`);
+    }
+  } else {
+    if (!existsSync(target.dbFile)) throw new ClientError(`no database at ${target.dbFile} (--db FILE or PLACEMENT_DB; or --url for a server)`);
+    const db = openDatabase(target.dbFile);
+    try {
+      const yoga = createServer({ db, log: null });
+      const response = await yoga.fetch('http://local/graphql', { method: 'POST', headers, body });
+      answer = (await response.json()) as GraphQLAnswer<T>;
+    } finally {
+      db.close();
+    }
+  }
+  // Placement's status follows its message, as openstack prints it.
+  if (answer.errors?.length) throw new ClientError(answer.errors.map((e) => (e.extensions?.status ? `${e.message} (HTTP ${e.extensions.status})` : e.message)).join('; '));
+  return answer.data as T;
+}
