@@ -52,6 +52,16 @@ export function useLimits(limits: Limits, metrics: Metrics): Plugin<Context> {
         );
       }
     },
+    // A subscription holds its answer open: only as a stream (SSE or multipart), which the stream caps count.
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const accept = (args.contextValue as any).request?.headers.get('accept') ?? '';
+      if (!/text\/event-stream|multipart\/mixed/i.test(accept)) {
+        metrics.refuse('streamsOnly');
+        setResultAndStopExecution({
+          errors: [refusal(406, 'NOT_ACCEPTABLE', 'A subscription is answered as a stream only: send Accept: text/event-stream (server-sent events) or multipart/mixed.')],
+        });
+      }
+    },
     onValidate({ addValidationRule }) {
       addValidationRule(rule);
       return ({ result }) => {
