@@ -5,9 +5,6 @@ import { GraphQLError, valueFromASTUntyped } from 'graphql';
 import type { Context } from './context.js';
 import { canonicalUuid } from './rules/names.js';
 
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 1000;
-
 export const builder = new SchemaBuilder<{
   Context: Context;
   Scalars: {

@@ -8,7 +8,7 @@ import { OPEN_ACCESS, roleOf, type AccessConfig } from './server/access.js';
 import { createChangeFeed } from './server/events.js';
 import { DEFAULT_LIMITS, type Limits } from './server/limits.js';
 import { Metrics } from './server/metrics.js';
-import { useAccessControl, useLimits, useNoInternals, useObservability, type Logger } from './server/plugins.js';
+import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObservability, type Logger } from './server/plugins.js';
 import { CANDIDATE_ANSWER_JSON, selectsCandidates } from './modules/candidates/candidates.graphql.js';
 import { useAnswerJson } from './server/answer-json.js';
 import { renderGraphiqlPage, useGraphiqlAssets } from './server/graphiql.js';
@@ -50,6 +50,7 @@ export function createServer(options: ServerOptions): Server {
       }),
     landingPage: false,
     plugins: [
+      useDomainErrors(),
       useGraphiqlAssets(),
       useNoInternals(),
       useObservability(options.db, metrics, options.log ?? null, (request) => options.metricsOpen === true || roleOf(access, request.headers.get('authorization')) !== null),

@@ -14,7 +14,7 @@ import {
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../builder.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../modules/common/paging.js';
 
 export interface Limits {
   /** Deepest nesting of selections. */

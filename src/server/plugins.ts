@@ -6,6 +6,8 @@ import type { Db } from '../db/client.js';
 import type { Context } from '../context.js';
 import type { Metrics } from './metrics.js';
 import { limitsRule, type Limits } from './limits.js';
+import { RequestRefused } from '../modules/common/errors.js';
+import { reportedError } from '../modules/common/query-error.js';
 
 const CANDIDATE_FIELDS = new Set(['candidates', 'placementCandidates', 'explainCandidates', 'bootCandidates']);
 
@@ -137,6 +139,20 @@ export function useNoInternals(): Plugin<Context> {
     onResultProcess({ result }) {
       if (Array.isArray(result)) result.forEach(clean);
       else clean(result);
+    },
+  };
+}
+
+/** Refusals of the domain (RequestRefused) reported as top-level errors with Placement's status; before error masking, which keeps them. */
+export function useDomainErrors(): Plugin<Context> {
+  return {
+    onExecute() {
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (!('errors' in result) || !result.errors?.some((e) => e.originalError instanceof RequestRefused)) return;
+          setResult({ ...result, errors: result.errors.map(reportedError) });
+        },
+      };
     },
   };
 }

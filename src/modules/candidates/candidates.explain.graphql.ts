@@ -1,5 +1,6 @@
 // explainCandidates: why provider trees are or are not allocation candidates, with the numbers.
-import { MAX_PAGE_SIZE, builder } from '../../builder.js';
+import { builder } from '../../builder.js';
+import { MAX_PAGE_SIZE } from '../common/paging.js';
 import { arrayPage, edgeOptions, offsetConnection } from '../common/connection.js';
 import { ResourceProviderRef } from '../providers/providers.graphql.js';
 import { listSize } from '../../server/limits.js';

@@ -1,7 +1,7 @@
 // Allocation candidates: Placement's GET /allocation_candidates, as a structured request or as
 // Placement's own query string. Searches are async: a large one yields to the event loop.
 import type { Db } from '../../db/client.js';
-import { QueryError } from '../common/query-error.js';
+import { RequestRefused } from '../common/errors.js';
 import { UnknownProvider, explain, type CandidatesExplanation } from './candidates.explain.js';
 import { parseMicroversion, readPlacementQuery } from './candidates.query-string.js';
 import { RequestRejected, fromInput, type SearchRequest } from './candidates.request.js';
@@ -67,15 +67,15 @@ function toInput(request: SearchRequest): CandidatesRequestInput {
 
 /**
  * Why each provider tree (or the tree of one provider) is or is not a candidate for a structured
- * request, yielding to the event loop between slices of trees. Bad requests throw QueryError with
+ * request, yielding to the event loop between slices of trees. Bad requests throw RequestRefused with
  * Placement's status and message.
  */
 export async function explainCandidates(db: Db, request: CandidatesRequestInput, providerUuid: string | null = null): Promise<CandidatesExplanation> {
   try {
     return await explain(db, fromInput(request), providerUuid);
   } catch (error) {
-    if (error instanceof RequestRejected) throw new QueryError(error.message, error.status);
-    if (error instanceof UnknownProvider) throw new QueryError(error.message, 404);
+    if (error instanceof RequestRejected) throw new RequestRefused(error.message, error.status);
+    if (error instanceof UnknownProvider) throw new RequestRefused(error.message, 404);
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 // Cursor connections over offset pages, with a default and a maximum page size.
 import { resolveOffsetConnection } from '@pothos/plugin-relay';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../builder.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './paging.js';
 import { QueryError } from './query-error.js';
 
 export interface ConnectionArgs {

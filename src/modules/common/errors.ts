@@ -1,4 +1,6 @@
-// Expected failures of domain operations. Services throw them; mutations return them as data.
+// Expected failures of domain operations: plain classes, no GraphQL. Services throw them; the GraphQL
+// layer maps them: a DomainError becomes union data of a mutation (common/mutation.ts), a
+// RequestRefused a top-level error (server/plugins.ts, useDomainErrors).
 
 export interface Issue {
   path: string;
@@ -74,6 +76,19 @@ export class InvalidInput extends DomainError {
   readonly typename = 'InvalidInput';
   constructor(readonly issues: Issue[]) {
     super(issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '));
+  }
+}
+
+/**
+ * A read refused as a whole, as Placement answers a bad query with 400 or an unknown object with 404:
+ * a top-level error carrying the status, never union data (so it is no DomainError).
+ */
+export class RequestRefused extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
   }
 }
 

@@ -1,7 +1,7 @@
 // Looking up trait and resource class names as Placement does: unknown names are a 400.
 import type { Db } from '../../db/client.js';
 import { all, list } from '../../db/sql.js';
-import { QueryError } from './query-error.js';
+import { RequestRefused } from './errors.js';
 
 export interface ResourceAmount {
   resourceClass: string;
@@ -16,7 +16,7 @@ export function resolveTraitIds(db: Db, names: readonly string[], parameter = 'r
   const ids = new Map(rows.map((r) => [r.name, r.id]));
   const missing = wanted.filter((n) => !ids.has(n));
   if (missing.length > 0) {
-    throw new QueryError(`Invalid trait(s) in "${parameter}" parameter: No such trait(s): ${missing.join(', ')}.`);
+    throw new RequestRefused(`Invalid trait(s) in "${parameter}" parameter: No such trait(s): ${missing.join(', ')}.`);
   }
   return ids;
 }
@@ -25,12 +25,12 @@ export function resolveTraitIds(db: Db, names: readonly string[], parameter = 'r
 export function resolveResourceClassIds(db: Db, resources: readonly ResourceAmount[]): Map<string, number> {
   if (resources.length === 0) return new Map();
   for (const { resourceClass, amount } of resources) {
-    if (!Number.isInteger(amount) || amount < 1) throw new QueryError(`Requested resource ${resourceClass} requires amount >= 1. Got: ${amount}.`);
+    if (!Number.isInteger(amount) || amount < 1) throw new RequestRefused(`Requested resource ${resourceClass} requires amount >= 1. Got: ${amount}.`);
   }
   const names = [...new Set(resources.map((r) => r.resourceClass))];
   const rows = all<{ id: number; name: string }>(db, 'SELECT id, name FROM resource_classes WHERE name IN (SELECT value FROM json_each(?))', list(names));
   const ids = new Map(rows.map((r) => [r.name, r.id]));
   const missing = names.find((n) => !ids.has(n));
-  if (missing) throw new QueryError(`Invalid resource class in resources parameter: No such resource class ${missing}.`);
+  if (missing) throw new RequestRefused(`Invalid resource class in resources parameter: No such resource class ${missing}.`);
   return ids;
 }

@@ -1,5 +1,7 @@
-// A bad query (Placement's 400): a top-level GraphQL error carrying Placement's status and text.
+// How the GraphQL layer reports a refused request (Placement's 400 or 404): a top-level error with
+// Placement's status and text. The one mapping from the domain's RequestRefused.
 import { GraphQLError } from 'graphql';
+import { RequestRefused } from './errors.js';
 
 export class QueryError extends GraphQLError {
   constructor(
@@ -8,4 +10,14 @@ export class QueryError extends GraphQLError {
   ) {
     super(message, { extensions: { code: 'BAD_REQUEST', status } });
   }
+}
+
+/** An execution error as it is reported: one raised by a RequestRefused becomes the QueryError it stands for, at the same place. */
+export function reportedError(error: GraphQLError): GraphQLError {
+  const refused = error.originalError;
+  if (!(refused instanceof RequestRefused)) return error;
+  const reported = new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: new QueryError(refused.message, refused.status) });
+  // Compiled execution (graphql-jit) gives locations without nodes.
+  if (!reported.locations && error.locations) (reported as { locations?: unknown }).locations = error.locations;
+  return reported;
 }

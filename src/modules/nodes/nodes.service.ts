@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { all, get, list, run } from '../../db/sql.js';
 import { canonicalUuid, normalizeCustomName, traitProblem } from '../../rules/names.js';
-import { DomainError, DuplicateName, InUse, InvalidInput, NotFound, type Issue } from '../common/errors.js';
-import { QueryError } from '../common/query-error.js';
-import { MAX_PROVIDER_NAME_LENGTH, bumpGeneration, createProvider, deleteProvider, requireProvider, type Page } from '../providers/providers.service.js';
+import { DomainError, DuplicateName, InUse, InvalidInput, NotFound, RequestRefused, type Issue } from '../common/errors.js';
+import { MAX_PROVIDER_NAME_LENGTH, bumpGeneration, createProvider, deleteProvider, requireProvider } from '../providers/providers.service.js';
+import type { Page } from '../common/paging.js';
 import { ensureCustomTraits, traitIdsOrIssues, writeProviderTraits } from '../traits/traits.service.js';
 import { ensureCustomResourceClasses } from '../resource-classes/resource-classes.service.js';
 import { writeInventories } from '../inventories/inventories.service.js';
@@ -322,7 +322,7 @@ export interface DeployCheck {
 /** Checks a deployment without making it: instance traits a subset of the node's, and the node available. */
 export function validateNodeDeploy(db: Db, nodeIdent: string, instanceTraits: readonly string[]): DeployCheck {
   const node = nodeByIdent(db, nodeIdent);
-  if (!node) throw new QueryError(`No bare-metal node with uuid or name "${nodeIdent}" was found.`, 404);
+  if (!node) throw new RequestRefused(`No bare-metal node with uuid or name "${nodeIdent}" was found.`, 404);
   const traits = new Set(nodeTraitNames(db, node.id));
   const missingTraits = [...new Set(instanceTraits)].filter((t) => !traits.has(t));
   const reasons = missingTraits.length ? [missingTraitsMessage(ident(node), missingTraits)] : [];
@@ -404,7 +404,7 @@ export function listNodes(db: Db, filter: NodeFilter, page: Page): { rows: NodeR
   for (const key of TRAIT_FILTERS) {
     (filter[key] ?? []).forEach((name, n) => {
       const problem = traitProblem(name);
-      if (problem) throw new QueryError(`Invalid trait in filter.${key}.${n}: ${problem}.`);
+      if (problem) throw new RequestRefused(`Invalid trait in filter.${key}.${n}: ${problem}.`);
     });
   }
   const params = {

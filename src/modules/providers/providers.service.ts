@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.js';
 import { all, get, list, run } from '../../db/sql.js';
 import { fitsSql } from '../../rules/capacity.js';
 import { DuplicateName, GenerationConflict, InUse, InvalidInput, NotFound, type Issue } from '../common/errors.js';
+import type { Page } from '../common/paging.js';
 import { resolveTraitIds, resolveResourceClassIds, type ResourceAmount } from '../common/names.js';
 
 export interface ProviderRow {
@@ -57,11 +58,6 @@ export interface ProviderFilter {
   forbidden?: string[] | null;
   anyOf?: string[][] | null;
   resources?: ResourceAmount[] | null;
-}
-
-export interface Page {
-  offset: number;
-  limit: number;
 }
 
 /** A WHERE clause over `rp` with its parameters, built from a filter; Placement's listing semantics. */
