@@ -1,10 +1,10 @@
-// Inventory and usage of a provider, and setInventories.
+// Inventory and usage of a provider, setInventories and setInventory.
 import { builder } from '../../builder.js';
 import { defineMutation } from '../common/mutation.js';
 import { GenerationConflictError, InUseError, NotFoundError } from '../common/errors.graphql.js';
 import { ProviderPayload, ResourceProviderRef } from '../providers/providers.graphql.js';
 import { capacityOf } from '../../rules/capacity.js';
-import { setInventories, type InventoryFields, type InventoryRow, type SetInventoriesInput } from './inventories.service.js';
+import { setInventories, setInventory, type InventoryFields, type InventoryRow, type SetInventoriesInput, type SetInventoryInput } from './inventories.service.js';
 
 /** The fields of an inventory's values, shared by every type that shows them. */
 export const inventoryValueFields = (t: any) => ({
@@ -72,4 +72,24 @@ defineMutation<SetInventoriesInput>('setInventories', {
   errors: [NotFoundError, GenerationConflictError, InUseError],
   resolve: (input, ctx) => ({ provider: setInventories(ctx.db, input) }),
   events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'setInventories', providerUuid: provider.uuid, kind: 'INVENTORIES' } }],
+});
+
+defineMutation<SetInventoryInput>('setInventory', {
+  description:
+    "Creates or replaces the inventory of one resource class, leaving the provider's other inventories as they are (PUT .../inventories/{rc}; osc-placement's --amend). Omitted fields take Placement's defaults.",
+  input: (t) => ({
+    providerUuid: t.field({ type: 'UUID', required: true, description: 'The provider.' }),
+    generation: t.int({ required: true, description: 'The provider generation last read.' }),
+    resourceClass: t.string({ required: true, description: 'A standard or existing CUSTOM_ resource class.' }),
+    total: t.int({ required: true, description: 'Units the provider has (at least 1).' }),
+    reserved: t.int({ required: false, description: 'Units kept back (default 0, at most total).' }),
+    minUnit: t.int({ required: false, description: 'Smallest allocation (default 1).' }),
+    maxUnit: t.int({ required: false, description: 'Largest allocation (default 2147483647).' }),
+    stepSize: t.int({ required: false, description: 'Allocation granularity (default 1).' }),
+    allocationRatio: t.float({ required: false, description: 'Overcommit factor (default 1.0).' }),
+  }),
+  payload: ProviderPayload,
+  errors: [NotFoundError, GenerationConflictError],
+  resolve: (input, ctx) => ({ provider: setInventory(ctx.db, input) }),
+  events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'setInventory', providerUuid: provider.uuid, kind: 'INVENTORIES' } }],
 });

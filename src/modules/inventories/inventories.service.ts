@@ -1,7 +1,7 @@
 // Inventories: Placement's PUT /resource_providers/{uuid}/inventories.
 import type { Db } from '../../db/client.js';
 import { all, get, list, run } from '../../db/sql.js';
-import { InUse, InvalidInput, type Issue } from '../common/errors.js';
+import { InUse, InvalidInput, NotFound, type Issue } from '../common/errors.js';
 import { bumpGeneration, requireProvider, type ProviderRow } from '../providers/providers.service.js';
 
 export const MAX_INT = 2147483647;
@@ -114,6 +114,29 @@ export function setInventories(db: Db, input: SetInventoriesInput): ProviderRow 
     }
   }
   writeInventories(db, provider.id, records);
+  return provider;
+}
+
+export interface SetInventoryInput extends InventoryInput {
+  providerUuid: string;
+  generation: number;
+}
+
+/**
+ * Creates or replaces the inventory of one class, leaving the others as they are (Placement's
+ * PUT .../inventories/{rc}; omitted fields take Placement's defaults). Placement's PUT refuses a
+ * class the provider has no inventory of yet; here it is added, as osc-placement's --amend does.
+ */
+export function setInventory(db: Db, input: SetInventoryInput): ProviderRow {
+  const fields = withDefaults(input);
+  const issues = inventoryIssues(fields, '');
+  if (issues.length) throw new InvalidInput(issues.map((i) => ({ ...i, path: i.path.slice(1) })));
+  const provider = requireProvider(db, input.providerUuid, 'providerUuid');
+  // Placement's order: the generation is checked before the class is looked up.
+  bumpGeneration(db, provider, input.generation);
+  const rc = get<{ id: number }>(db, 'SELECT id FROM resource_classes WHERE name = ?', input.resourceClass);
+  if (!rc) throw new NotFound('resource class', `resourceClass=${input.resourceClass}`, `No such resource class ${input.resourceClass}.`);
+  upsertInventory(db, provider.id, rc.id, fields);
   return provider;
 }
 
