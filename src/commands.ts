@@ -11,6 +11,7 @@ const commands: Record<string, () => Promise<Command>> = {
   'apply-config': async () => (await import('./modules/provider-config/provider-config.command.js')).applyConfigCommand,
   backup: async () => (await import('./db/backup.command.js')).backupCommand(false),
   restore: async () => (await import('./db/backup.command.js')).backupCommand(true),
+  sync: async () => (await import('./upstream/sync.command.js')).syncCommand,
   docs: async () => (await import('./modules/flavors/docs.command.js')).docsCommand,
 };
 

@@ -4,6 +4,7 @@ import { createLoaders, type Loaders } from './loaders.js';
 import type { Role } from './server/access.js';
 import { createChangeFeed, type ChangeFeed } from './server/events.js';
 import { DEFAULT_LIMITS, type Limits } from './server/limits.js';
+import type { Gateway } from './upstream/gateway.js';
 
 export interface Context {
   db: Db;
@@ -14,17 +15,20 @@ export interface Context {
   /** Where committed changes are published for subscribers. */
   feed: ChangeFeed;
   limits: Limits;
+  /** The live Placement this server mirrors and writes through to; null in standalone mode. */
+  gateway: Gateway | null;
   /** Drops cached loads after a change, so the payload reads fresh rows. */
   changed(): void;
 }
 
-export function createContext(db: Db, options: { role?: Role | null; feed?: ChangeFeed; limits?: Limits } = {}): Context {
+export function createContext(db: Db, options: { role?: Role | null; feed?: ChangeFeed; limits?: Limits; gateway?: Gateway | null } = {}): Context {
   const context: Context = {
     db,
     loaders: createLoaders(db),
     role: options.role === undefined ? 'admin' : options.role,
     feed: options.feed ?? createChangeFeed(),
     limits: options.limits ?? DEFAULT_LIMITS,
+    gateway: options.gateway ?? null,
     changed: () => {
       context.loaders = createLoaders(db);
     },

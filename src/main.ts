@@ -11,6 +11,10 @@ import { exportSnapshot, importSnapshot, isEmpty, SnapshotRejected } from './mod
 import { printSortedSchema } from './schema.js';
 import { configureOperatorValidators } from './catalog/extra-specs-operators.js';
 import { OSC_COMMANDS } from './cli/osc-names.js';
+import { UPSTREAM_FLAGS, UpstreamConfigError, upstreamSession } from './upstream/options.js';
+import { Gateway } from './upstream/gateway.js';
+import { concurrencyOf } from './upstream/sync.command.js';
+import { explainFailure } from './upstream/failure.js';
 
 const USAGE = `placement-gql: a GraphQL gateway over the OpenStack Placement domain
 
@@ -102,6 +106,7 @@ async function main(argv: string[]): Promise<number> {
       'max-streams': { type: 'string' },
       'max-streams-per-address': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      ...UPSTREAM_FLAGS,
     },
   });
   const dbFile = values.db ?? process.env.PLACEMENT_DB ?? DEFAULT_DB_FILE;
@@ -132,6 +137,24 @@ async function main(argv: string[]): Promise<number> {
         db.close();
         return 1;
       }
+      const session = await upstreamSession(values);
+      let gateway: Gateway | null = null;
+      if (session) {
+        const intervalText = String(values['sync-interval'] ?? '15');
+        const interval = Number(intervalText);
+        if (!/^\d+(\.\d+)?$/.test(intervalText) || interval < 1) throw new UsageError(`--sync-interval must be a number of seconds, at least 1, not '${intervalText}'`);
+        gateway = new Gateway(db, session, {
+          interval,
+          concurrency: concurrencyOf(values),
+          onSync: ({ seconds, changes, error }) => {
+            if (values.quiet) return;
+            if (error) console.error(`Refresh from ${session.describe()} failed after ${seconds.toFixed(1)} s; serving the mirror as it was: ${explainFailure(error) ?? error.message}`);
+            else if (changes && (changes.added || changes.removed || changes.detailed || changes.allocationsRewritten))
+              console.log(`Refreshed from Placement in ${seconds.toFixed(1)} s: ${changes.providers} providers, ${changes.added} added, ${changes.removed} removed, ${changes.detailed} changed, allocations changed on ${changes.allocationsRewritten}.`);
+          },
+        });
+        gateway.start();
+      }
       const caps: Record<string, number> = {};
       for (const [flag, limit] of [['max-connections', 'maxConnections'], ['max-connections-per-address', 'maxConnectionsPerAddress'], ['max-streams', 'maxStreams'], ['max-streams-per-address', 'maxStreamsPerAddress']]) {
         const text = values[flag as 'max-streams'];
@@ -139,15 +162,17 @@ async function main(argv: string[]): Promise<number> {
         if (!/^[1-9]\d{0,6}$/.test(text)) throw new UsageError(`--${flag} must be a whole number from 1 to 9999999, not '${text}'`);
         caps[limit] = Number(text);
       }
-      const yoga = createServer({ db, access, limits: caps, metricsOpen: values['metrics-open'], processMetrics: true, graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
+      const yoga = createServer({ db, gateway, access, limits: caps, metricsOpen: values['metrics-open'], processMetrics: true, graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
       const { http } = createNodeServer(yoga);
       await new Promise<void>((resolve) => http.listen(port, host, resolve));
       const shown = host.includes(':') ? `[${host}]` : host;
+      if (session) console.log(`Gateway mode: mirroring Placement at ${session.describe()} into ${dbFile} every ${gateway!.interval} s; writes go to Placement first.`);
       console.log(`placement-gql serving ${dbFile} (${access.tokens.size ? `${access.tokens.size} bearer token(s)` : 'open access on loopback'})`);
       console.log(`GraphiQL: http://${shown}:${port}/graphql`);
       // Graceful stop: no new connections, idle ones closed, requests in flight finish (up to 10 s; then
       // the rest, live subscription streams included, are cut), and closing the database checkpoints the WAL.
       const stop = () => {
+        gateway?.stop();
         http.close(() => (db.close(), process.exit(0)));
         http.closeIdleConnections();
         setTimeout(() => http.closeAllConnections(), 10_000).unref();
@@ -228,7 +253,7 @@ main(process.argv.slice(2)).then(
       console.error(`Access control: ${error.message}\n${HOW_TO_CONFIGURE_TOKENS}`);
       return process.exit(1);
     }
-    if (error instanceof UsageError || String((error as any)?.code).startsWith('ERR_PARSE_ARGS_')) {
+    if (error instanceof UsageError || error instanceof UpstreamConfigError || String((error as any)?.code).startsWith('ERR_PARSE_ARGS_')) {
       console.error(`placement-gql: ${(error as Error).message}\nSee 'placement-gql --help'.`);
       return process.exit(1);
     }

@@ -12,6 +12,8 @@ import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObserv
 import { CANDIDATE_ANSWER_JSON, selectsCandidates } from './modules/candidates/candidates.graphql.js';
 import { useAnswerJson } from './server/answer-json.js';
 import { renderGraphiqlPage, useGraphiqlAssets } from './server/graphiql.js';
+import { useHealth } from './server/health.js';
+import type { Gateway } from './upstream/gateway.js';
 
 export interface ServerOptions {
   db: Db;
@@ -28,6 +30,8 @@ export interface ServerOptions {
   processMetrics?: boolean;
   /** The query GraphiQL opens with. */
   graphiqlQuery?: string;
+  /** Gateway mode: the live Placement mirrored into the database and written through to. */
+  gateway?: Gateway | null;
 }
 
 export type Server = YogaServerInstance<{}, Context> & { metrics: Metrics; limits: Limits };
@@ -39,7 +43,7 @@ export function createServer(options: ServerOptions): Server {
   const metrics = new Metrics(() => options.db.statements.count, { processMetrics: options.processMetrics });
   const yoga = createYoga<{}, Context>({
     schema: getSchema(),
-    context: ({ request }) => createContext(options.db, { role: roleOf(access, request.headers.get('authorization')), feed, limits }),
+    context: ({ request }) => createContext(options.db, { role: roleOf(access, request.headers.get('authorization')), feed, limits, gateway: options.gateway }),
     maskedErrors: options.maskErrors ?? true,
     graphiql: true,
     renderGraphiQL: () =>
@@ -49,9 +53,12 @@ export function createServer(options: ServerOptions): Server {
         headers: access.tokens.size > 0 ? JSON.stringify({ Authorization: 'Bearer <your token>' }) : undefined,
       }),
     landingPage: false,
+    // /health is answered by useHealth (yoga's own check matches any path ending in its endpoint, and cannot say degraded).
+    healthCheckEndpoint: ' ',
     plugins: [
       useDomainErrors(),
       useGraphiqlAssets(),
+      useHealth(options.gateway ?? null, metrics),
       useNoInternals(),
       useObservability(options.db, metrics, options.log ?? null, (request) => options.metricsOpen === true || roleOf(access, request.headers.get('authorization')) !== null),
       useLimits(limits, metrics),

@@ -14,3 +14,4 @@ import './flavors/flavors.graphql.js';
 import './images/images.graphql.js';
 import './nodes/nodes.graphql.js';
 import './capacity/capacity.graphql.js';
+import './upstream/upstream.graphql.js';

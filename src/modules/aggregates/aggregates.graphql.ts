@@ -1,5 +1,6 @@
 // A provider's aggregates and setProviderAggregates.
 import { builder } from '../../builder.js';
+import * as through from '../../upstream/write-through.js';
 import { defineMutation } from '../common/mutation.js';
 import { GenerationConflictError, NotFoundError } from '../common/errors.graphql.js';
 import { ProviderPayload, ResourceProviderRef } from '../providers/providers.graphql.js';
@@ -23,5 +24,6 @@ defineMutation<SetProviderAggregatesInput>('setProviderAggregates', {
   payload: ProviderPayload,
   errors: [NotFoundError, GenerationConflictError],
   resolve: (input, ctx) => ({ provider: setProviderAggregates(ctx.db, input) }),
+  upstream: async (input, _ctx, gateway) => ({ provider: await through.setProviderAggregates(gateway, input) }),
   events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'setProviderAggregates', providerUuid: provider.uuid, kind: 'AGGREGATES' } }],
 });

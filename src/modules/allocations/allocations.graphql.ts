@@ -1,5 +1,6 @@
 // Consumers, allocations, usage totals, and their mutations.
 import { builder } from '../../builder.js';
+import * as through from '../../upstream/write-through.js';
 import { defineMutation } from '../common/mutation.js';
 import { CapacityExceededError, GenerationConflictError, NotFoundError } from '../common/errors.graphql.js';
 import { ResourceAmount, ResourceAmountInput } from '../common/common.graphql.js';
@@ -140,6 +141,10 @@ defineMutation<service.SetAllocationsInput>('setAllocations', {
     consumerUuid: input.consumerUuid,
     ...service.setAllocations(ctx.db, { ...input, consumerGeneration: input.consumerGeneration ?? null }),
   }),
+  upstream: async (input, ctx, gateway) => {
+    const providerUuids = await through.setAllocations(gateway, { ...input, consumerGeneration: input.consumerGeneration ?? null });
+    return { consumerUuid: input.consumerUuid, consumer: service.consumerByUuid(ctx.db, input.consumerUuid) ?? null, providerUuids };
+  },
   events: (payload) => [{ topic: 'usageChanged', payload: { mutation: 'setAllocations', consumerUuid: payload.consumerUuid, providerUuids: payload.providerUuids } }],
 });
 
@@ -149,5 +154,6 @@ defineMutation<{ consumerUuid: string }>('deleteAllocations', {
   payload: ConsumerPayload,
   errors: [NotFoundError],
   resolve: (input, ctx) => ({ consumerUuid: input.consumerUuid, consumer: null, providerUuids: service.deleteAllocations(ctx.db, input.consumerUuid).providerUuids }),
+  upstream: async (input, _ctx, gateway) => ({ consumerUuid: input.consumerUuid, consumer: null, providerUuids: await through.deleteAllocations(gateway, input.consumerUuid) }),
   events: (payload) => [{ topic: 'usageChanged', payload: { mutation: 'deleteAllocations', consumerUuid: payload.consumerUuid, providerUuids: payload.providerUuids } }],
 });

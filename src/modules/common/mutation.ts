@@ -5,6 +5,9 @@ import type { Context } from '../../context.js';
 import { DomainError } from './errors.js';
 import { publish, type ChangeEvent } from '../../server/events.js';
 import { InvalidInputError } from './errors.graphql.js';
+import { GraphQLError } from 'graphql';
+import type { Gateway } from '../../upstream/gateway.js';
+import { UpstreamUnavailable } from '../../upstream/write-through.js';
 
 interface MutationOptions<Input, Payload> {
   description: string;
@@ -16,6 +19,13 @@ interface MutationOptions<Input, Payload> {
   errors: any[];
   /** The domain operation; it runs inside one transaction. */
   resolve: (input: Input, ctx: Context) => Payload;
+  /**
+   * Gateway mode: the same change made in Placement, then read back into the mirror. Without it the
+   * mutation is refused in gateway mode, unless `local` says it changes only this server's own data.
+   */
+  upstream?: (input: Input, ctx: Context, gateway: Gateway) => Promise<Payload>;
+  /** Changes data Placement does not hold (flavors, images): applied locally in gateway mode too. */
+  local?: boolean;
   /** What subscribers are told once the change is committed. */
   events?: (payload: Payload, input: Input) => ChangeEvent[];
 }
@@ -39,19 +49,34 @@ export function defineMutation<Input = any, Payload = any>(name: string, options
       type: resultRef,
       description: options.description,
       args: { input: t.arg({ type: inputRef, required: true }) },
-      resolve: (_root, args, ctx) => {
+      resolve: async (_root, args, ctx) => {
         try {
-          const result = ctx.db.transaction(() => options.resolve(args.input as Input, ctx));
+          const gateway = ctx.gateway;
+          const result =
+            gateway && !options.local
+              ? await throughGateway(name, options, args.input as Input, ctx, gateway)
+              : ctx.db.transaction(() => options.resolve(args.input as Input, ctx));
           ctx.changed();
           if (options.events) publish(ctx.feed, options.events(result, args.input as Input));
           return result as any;
         } catch (error) {
           // graphql-js treats a returned Error as a failure: hand the error over as plain data.
           if (error instanceof DomainError) return { ...error, message: error.message } as any;
+          if (error instanceof UpstreamUnavailable) throw new GraphQLError(`${name}: nothing was changed. ${error.message}`, { extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
           throw error;
         }
       },
     }),
   );
   return resultRef;
+}
+
+function throughGateway<Input, Payload>(name: string, options: MutationOptions<Input, Payload>, input: Input, ctx: Context, gateway: Gateway): Promise<Payload> {
+  if (!options.upstream) {
+    throw new GraphQLError(
+      `${name} is not available in gateway mode: this server mirrors Placement at ${gateway.status().url}, and the change would be lost at the next refresh. Make it in the service that owns the data.`,
+      { extensions: { code: 'NOT_AVAILABLE_IN_GATEWAY_MODE' } },
+    );
+  }
+  return options.upstream(input, ctx, gateway);
 }

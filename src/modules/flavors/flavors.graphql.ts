@@ -340,6 +340,7 @@ const DeleteFlavorPayload = builder.objectRef<FlavorRow>('DeleteFlavorPayload').
 const validationArg = (t: any) => t.field({ type: ValidationModeEnum, required: false, description: 'How the extra specs are checked; STRICT when absent.' });
 
 defineMutation<service.CreateFlavorInput>('createFlavor', {
+  local: true,
   description: 'Creates a flavor; its extra specs are checked against the registry (InvalidInput with Nova’s texts when rejected).',
   input: (t) => ({
     name: t.string({ required: true, description: 'A unique name, 1 to 255 characters, without leading or trailing spaces.' }),
@@ -358,6 +359,7 @@ defineMutation<service.CreateFlavorInput>('createFlavor', {
 });
 
 defineMutation<{ name: string }>('deleteFlavor', {
+  local: true,
   description: 'Deletes a flavor and its extra specs.',
   input: (t) => ({ name: t.string({ required: true, description: 'The flavor.' }) }),
   payload: DeleteFlavorPayload,
@@ -366,6 +368,7 @@ defineMutation<{ name: string }>('deleteFlavor', {
 });
 
 defineMutation<service.SetFlavorExtraSpecsInput>('setFlavorExtraSpecs', {
+  local: true,
   description: 'Adds or replaces extra specs of a flavor (POST /flavors/{id}/os-extra_specs); only the keys given are checked.',
   input: (t) => ({
     name: t.string({ required: true, description: 'The flavor.' }),
@@ -378,6 +381,7 @@ defineMutation<service.SetFlavorExtraSpecsInput>('setFlavorExtraSpecs', {
 });
 
 defineMutation<{ name: string; keys: string[] }>('unsetFlavorExtraSpecs', {
+  local: true,
   description: 'Removes extra specs of a flavor (DELETE /flavors/{id}/os-extra_specs/{key}); each key must be set.',
   input: (t) => ({
     name: t.string({ required: true, description: 'The flavor.' }),

@@ -132,6 +132,7 @@ const DeleteImagePayload = builder.objectRef<ImageRow>('DeleteImagePayload').imp
 });
 
 defineMutation<{ name: string; uuid?: string | null; properties?: ImageProperty[] | null }>('createImage', {
+  local: true,
   description: 'Creates an image with its properties; warnings name the properties Nova would ignore or refuse.',
   input: (t) => ({
     name: t.string({ required: true, description: 'A unique name (1 to 255 characters).' }),
@@ -144,6 +145,7 @@ defineMutation<{ name: string; uuid?: string | null; properties?: ImageProperty[
 });
 
 defineMutation<{ name: string }>('deleteImage', {
+  local: true,
   description: 'Deletes an image and its properties.',
   input: (t) => ({ name: t.string({ required: true, description: 'The image.' }) }),
   payload: DeleteImagePayload,
@@ -152,6 +154,7 @@ defineMutation<{ name: string }>('deleteImage', {
 });
 
 defineMutation<{ name: string; properties?: ImageProperty[] | null; remove?: string[] | null }>('setImageProperties', {
+  local: true,
   description: 'Adds or replaces properties of an image and removes others (each key to remove must be set).',
   input: (t) => ({
     name: t.string({ required: true, description: 'The image.' }),

@@ -1,5 +1,6 @@
 // Inventory and usage of a provider, setInventories and setInventory.
 import { builder } from '../../builder.js';
+import * as through from '../../upstream/write-through.js';
 import { defineMutation } from '../common/mutation.js';
 import { GenerationConflictError, InUseError, NotFoundError } from '../common/errors.graphql.js';
 import { ProviderPayload, ResourceProviderRef } from '../providers/providers.graphql.js';
@@ -71,6 +72,7 @@ defineMutation<SetInventoriesInput>('setInventories', {
   payload: ProviderPayload,
   errors: [NotFoundError, GenerationConflictError, InUseError],
   resolve: (input, ctx) => ({ provider: setInventories(ctx.db, input) }),
+  upstream: async (input, _ctx, gateway) => ({ provider: await through.setInventories(gateway, input) }),
   events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'setInventories', providerUuid: provider.uuid, kind: 'INVENTORIES' } }],
 });
 

@@ -1,5 +1,6 @@
 // ResourceProvider: the node type, its tree relations, lookups, listing, and its mutations.
 import { builder } from '../../builder.js';
+import * as through from '../../upstream/write-through.js';
 import { defineMutation } from '../common/mutation.js';
 import { DuplicateNameError, InUseError, NotFoundError } from '../common/errors.graphql.js';
 import { connectionOptions, edgeOptions, offsetConnection } from '../common/connection.js';
@@ -141,6 +142,7 @@ defineMutation<service.CreateProviderInput>('createResourceProvider', {
   payload: ProviderPayload,
   errors: [DuplicateNameError],
   resolve: (input, ctx) => ({ provider: service.createProvider(ctx.db, input) }),
+  upstream: async (input, _ctx, gateway) => ({ provider: await through.createProvider(gateway, input) }),
   events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'createResourceProvider', providerUuid: provider.uuid, kind: 'PROVIDER' } }],
 });
 
@@ -154,6 +156,7 @@ defineMutation<service.UpdateProviderInput>('updateResourceProvider', {
   payload: ProviderPayload,
   errors: [NotFoundError, DuplicateNameError],
   resolve: (input, ctx) => ({ provider: service.updateProvider(ctx.db, input) }),
+  upstream: async (input, _ctx, gateway) => ({ provider: await through.updateProvider(gateway, input) }),
   events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'updateResourceProvider', providerUuid: provider.uuid, kind: 'PROVIDER' } }],
 });
 
@@ -163,5 +166,6 @@ defineMutation<{ uuid: string }>('deleteResourceProvider', {
   payload: DeletedProviderPayload,
   errors: [NotFoundError, InUseError],
   resolve: (input, ctx) => ({ provider: service.deleteProvider(ctx.db, input.uuid) }),
+  upstream: async (input, _ctx, gateway) => ({ provider: await through.deleteProvider(gateway, input.uuid) }),
   events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'deleteResourceProvider', providerUuid: provider.uuid, kind: 'DELETED' } }],
 });

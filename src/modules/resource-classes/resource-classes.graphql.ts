@@ -1,5 +1,6 @@
 // Resource classes: the catalog and its mutations.
 import { builder } from '../../builder.js';
+import * as through from '../../upstream/write-through.js';
 import { defineMutation } from '../common/mutation.js';
 import { arrayPage, connectionOptions, edgeOptions, offsetConnection } from '../common/connection.js';
 import { InUseError, NotFoundError } from '../common/errors.graphql.js';
@@ -57,6 +58,10 @@ defineMutation<{ name: string }>('createResourceClass', {
   payload: ResourceClassPayload,
   errors: [],
   resolve: (input, ctx) => service.createResourceClass(ctx.db, input.name),
+  upstream: async (input, ctx, gateway) => {
+    const created = await through.createName(gateway, 'resource_classes', input.name);
+    return { resourceClass: service.resourceClassByName(ctx.db, input.name)!, created };
+  },
 });
 
 defineMutation<{ name: string }>('deleteResourceClass', {
@@ -65,4 +70,9 @@ defineMutation<{ name: string }>('deleteResourceClass', {
   payload: DeletedResourceClassPayload,
   errors: [NotFoundError, InUseError],
   resolve: (input, ctx) => service.deleteResourceClass(ctx.db, input.name),
+  upstream: async (input, ctx, gateway) => {
+    const resourceClass = service.resourceClassByName(ctx.db, input.name) ?? { id: 0, name: input.name, standard: false };
+    await through.deleteName(gateway, 'resource_classes', input.name);
+    return resourceClass;
+  },
 });

@@ -1,5 +1,6 @@
 // Traits: the catalog, a provider's traits, and their mutations.
 import { builder } from '../../builder.js';
+import * as through from '../../upstream/write-through.js';
 import { defineMutation } from '../common/mutation.js';
 import { arrayPage, connectionOptions, edgeOptions, offsetConnection } from '../common/connection.js';
 import { GenerationConflictError, InUseError, NotFoundError } from '../common/errors.graphql.js';
@@ -75,6 +76,10 @@ defineMutation<{ name: string }>('createTrait', {
   payload: TraitPayload,
   errors: [],
   resolve: (input, ctx) => service.createTrait(ctx.db, input.name),
+  upstream: async (input, ctx, gateway) => {
+    const created = await through.createName(gateway, 'traits', input.name);
+    return { trait: service.traitByName(ctx.db, input.name)!, created };
+  },
 });
 
 defineMutation<{ name: string }>('deleteTrait', {
@@ -83,6 +88,11 @@ defineMutation<{ name: string }>('deleteTrait', {
   payload: DeletedTraitPayload,
   errors: [NotFoundError, InUseError],
   resolve: (input, ctx) => service.deleteTrait(ctx.db, input.name),
+  upstream: async (input, ctx, gateway) => {
+    const trait = service.traitByName(ctx.db, input.name) ?? { id: 0, name: input.name, standard: false };
+    await through.deleteName(gateway, 'traits', input.name);
+    return trait;
+  },
 });
 
 defineMutation<service.SetProviderTraitsInput>('setProviderTraits', {
@@ -95,5 +105,6 @@ defineMutation<service.SetProviderTraitsInput>('setProviderTraits', {
   payload: ProviderPayload,
   errors: [NotFoundError, GenerationConflictError],
   resolve: (input, ctx) => ({ provider: service.setProviderTraits(ctx.db, input) }),
+  upstream: async (input, _ctx, gateway) => ({ provider: await through.setProviderTraits(gateway, input) }),
   events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'setProviderTraits', providerUuid: provider.uuid, kind: 'TRAITS' } }],
 });

@@ -1,0 +1,251 @@
+// The mirror: what was read from Placement, written into the Placement tables in one transaction.
+// Only what differs is written, so an unchanged cloud costs reads and no writes. Generations are
+// Placement's own, so a caller's generation means the same thing here and upstream.
+import type { Db } from '../db/client.js';
+import { all, get, run } from '../db/sql.js';
+import type { KnownState, PlacementState, ProviderDetail } from './placement.reader.js';
+
+export interface MirrorChanges {
+  providers: number;
+  added: number;
+  removed: number;
+  /** Providers whose inventories, traits or aggregates were rewritten. */
+  detailed: number;
+  /** Providers whose allocations were rewritten. */
+  allocationsRewritten: number;
+  consumers: number;
+}
+
+export function knownState(db: Db): KnownState {
+  const generations = new Map(all<{ uuid: string; generation: number }>(db, 'SELECT uuid, generation FROM resource_providers').map((r) => [r.uuid, r.generation]));
+  const withInventory = new Set(
+    all<{ uuid: string }>(db, 'SELECT DISTINCT rp.uuid FROM inventories i JOIN resource_providers rp ON rp.id = i.resource_provider_id').map((r) => r.uuid),
+  );
+  const consumerGenerations = new Map(all<{ uuid: string; generation: number }>(db, 'SELECT uuid, generation FROM consumers').map((r) => [r.uuid, r.generation]));
+  return { generations, withInventory, consumerGenerations };
+}
+
+/**
+ * Writes a full read of Placement into the mirror, in one transaction. With `partial`, only the
+ * providers and consumers in the state are touched (after a write through the gateway): nothing
+ * else is removed.
+ */
+export function applyPlacementState(db: Db, state: PlacementState, partial = false): MirrorChanges {
+  return db.transaction(() => {
+    const changes: MirrorChanges = { providers: state.providers.length, added: 0, removed: 0, detailed: 0, allocationsRewritten: 0, consumers: 0 };
+    ensureNames(db, 'traits', state.traits);
+    ensureClasses(db, state.resourceClasses);
+
+    const local = new Map(
+      all<{ id: number; uuid: string; name: string; generation: number; parent: string | null; root: string | null }>(
+        db,
+        `SELECT rp.id, rp.uuid, rp.name, rp.generation, p.uuid AS parent, r.uuid AS root
+         FROM resource_providers rp LEFT JOIN resource_providers p ON p.id = rp.parent_id LEFT JOIN resource_providers r ON r.id = rp.root_id`,
+      ).map((r) => [r.uuid, r]),
+    );
+    const upstream = new Set(state.providers.map((p) => p.uuid));
+
+    if (!partial) {
+      const gone = [...local.values()].filter((p) => !upstream.has(p.uuid)).map((p) => p.id);
+      if (gone.length) {
+        const ids = JSON.stringify(gone);
+        for (const table of ['allocations', 'inventories', 'provider_traits', 'provider_aggregates']) {
+          run(db, `DELETE FROM ${table} WHERE resource_provider_id IN (SELECT value FROM json_each(?))`, ids);
+        }
+        run(db, 'UPDATE resource_providers SET parent_id = NULL, root_id = id WHERE id IN (SELECT value FROM json_each(?))', ids);
+        run(db, 'DELETE FROM resource_providers WHERE id IN (SELECT value FROM json_each(?))', ids);
+        changes.removed = gone.length;
+      }
+    }
+
+    // Names are unique: move renamed providers out of the way first, so swaps and reuses apply.
+    for (const p of state.providers) {
+      const mine = local.get(p.uuid);
+      if (mine && mine.name !== p.name) run(db, 'UPDATE resource_providers SET name = ? WHERE id = ?', `\u0000${p.uuid}`, mine.id);
+    }
+    for (const p of state.providers) {
+      const mine = local.get(p.uuid);
+      if (!mine) {
+        run(db, 'INSERT INTO resource_providers (uuid, name, generation) VALUES (?, ?, ?)', p.uuid, p.name, p.generation);
+        changes.added++;
+      } else if (mine.name !== p.name || mine.generation !== p.generation) {
+        run(db, "UPDATE resource_providers SET name = ?, generation = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?", p.name, p.generation, mine.id);
+      }
+    }
+    for (const p of state.providers) {
+      const mine = local.get(p.uuid);
+      if (mine && mine.parent === p.parent && mine.root === p.root) continue;
+      run(
+        db,
+        `UPDATE resource_providers SET parent_id = (SELECT id FROM resource_providers WHERE uuid = ?),
+           root_id = (SELECT id FROM resource_providers WHERE uuid = ?) WHERE uuid = ?`,
+        p.parent,
+        p.root,
+        p.uuid,
+      );
+    }
+
+    for (const [uuid, detail] of state.details) {
+      writeDetail(db, uuid, detail);
+      changes.detailed++;
+    }
+
+    for (const [uuid, c] of state.consumers) {
+      run(
+        db,
+        `INSERT INTO consumers (uuid, project_id, user_id, consumer_type, generation) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (uuid) DO UPDATE SET project_id = excluded.project_id, user_id = excluded.user_id,
+           consumer_type = excluded.consumer_type, generation = excluded.generation`,
+        uuid,
+        c.project,
+        c.user,
+        c.type,
+        c.generation,
+      );
+      changes.consumers++;
+    }
+
+    const current = allocationsByProvider(db);
+    for (const [uuid, held] of state.allocations) {
+      const wanted = signature(held);
+      if ((current.get(uuid) ?? '') === wanted) continue;
+      const id = get<{ id: number }>(db, 'SELECT id FROM resource_providers WHERE uuid = ?', uuid)!.id;
+      run(db, 'DELETE FROM allocations WHERE resource_provider_id = ?', id);
+      for (const [consumer, resources] of held) {
+        for (const [rc, used] of Object.entries(resources)) {
+          // A consumer deleted between two reads has no row: its allocations go with it.
+          run(
+            db,
+            `INSERT INTO allocations (resource_provider_id, consumer_id, resource_class_id, used)
+             SELECT ?, c.id, rc.id, ? FROM consumers c, resource_classes rc WHERE c.uuid = ? AND rc.name = ?`,
+            id,
+            used,
+            consumer,
+            rc,
+          );
+        }
+      }
+      changes.allocationsRewritten++;
+    }
+    if (!partial) {
+      // Providers without inventory hold nothing; consumers not seen anywhere are gone upstream.
+      const read = JSON.stringify([...state.allocations.keys()]);
+      run(db, 'DELETE FROM allocations WHERE resource_provider_id NOT IN (SELECT id FROM resource_providers WHERE uuid IN (SELECT value FROM json_each(?)))', read);
+      const seen = JSON.stringify([...state.seenConsumers.keys()]);
+      run(db, 'DELETE FROM allocations WHERE consumer_id IN (SELECT id FROM consumers WHERE uuid NOT IN (SELECT value FROM json_each(?)))', seen);
+      run(db, 'DELETE FROM consumers WHERE uuid NOT IN (SELECT value FROM json_each(?))', seen);
+      removeUnlisted(db, 'traits', state.traits, 'provider_traits', 'trait_id');
+      removeUnlisted(db, 'resource_classes', state.resourceClasses, 'inventories', 'resource_class_id');
+    } else {
+      run(db, 'DELETE FROM consumers WHERE NOT EXISTS (SELECT 1 FROM allocations a WHERE a.consumer_id = consumers.id)');
+    }
+    run(db, 'DELETE FROM aggregates WHERE NOT EXISTS (SELECT 1 FROM provider_aggregates pa WHERE pa.aggregate_id = aggregates.id)');
+    return changes;
+  });
+}
+
+/** Removes one provider that Placement no longer has (after a delete through the gateway). */
+export function removeProvider(db: Db, uuid: string) {
+  db.transaction(() => {
+    const row = get<{ id: number }>(db, 'SELECT id FROM resource_providers WHERE uuid = ?', uuid);
+    if (!row) return;
+    for (const table of ['allocations', 'inventories', 'provider_traits', 'provider_aggregates']) run(db, `DELETE FROM ${table} WHERE resource_provider_id = ?`, row.id);
+    run(db, 'DELETE FROM resource_providers WHERE id = ?', row.id);
+    run(db, 'DELETE FROM consumers WHERE NOT EXISTS (SELECT 1 FROM allocations a WHERE a.consumer_id = consumers.id)');
+    run(db, 'DELETE FROM aggregates WHERE NOT EXISTS (SELECT 1 FROM provider_aggregates pa WHERE pa.aggregate_id = aggregates.id)');
+  });
+}
+
+/** Removes a consumer and its allocations (after DELETE /allocations/{consumer} through the gateway). */
+export function removeConsumer(db: Db, uuid: string) {
+  db.transaction(() => {
+    run(db, 'DELETE FROM allocations WHERE consumer_id IN (SELECT id FROM consumers WHERE uuid = ?)', uuid);
+    run(db, 'DELETE FROM consumers WHERE uuid = ?', uuid);
+  });
+}
+
+/** Keeps the mirror's list of traits or classes equal to Placement's (after creating or deleting one). */
+export function syncNames(db: Db, table: 'traits' | 'resource_classes', names: string[]) {
+  db.transaction(() => {
+    if (table === 'traits') ensureNames(db, 'traits', names);
+    else ensureClasses(db, names);
+    removeUnlisted(db, table, names, table === 'traits' ? 'provider_traits' : 'inventories', table === 'traits' ? 'trait_id' : 'resource_class_id');
+  });
+}
+
+function writeDetail(db: Db, uuid: string, detail: ProviderDetail) {
+  const id = get<{ id: number }>(db, 'SELECT id FROM resource_providers WHERE uuid = ?', uuid)!.id;
+  run(db, 'DELETE FROM inventories WHERE resource_provider_id = ?', id);
+  for (const [rc, inv] of Object.entries(detail.inventories)) {
+    ensureClasses(db, [rc]);
+    run(
+      db,
+      `INSERT INTO inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio)
+       SELECT ?, id, ?, ?, ?, ?, ?, ? FROM resource_classes WHERE name = ?`,
+      id,
+      inv.total,
+      inv.reserved,
+      inv.min_unit,
+      inv.max_unit,
+      inv.step_size,
+      inv.allocation_ratio,
+      rc,
+    );
+  }
+  run(db, 'DELETE FROM provider_traits WHERE resource_provider_id = ?', id);
+  ensureNames(db, 'traits', detail.traits);
+  for (const t of detail.traits) run(db, 'INSERT INTO provider_traits (resource_provider_id, trait_id) SELECT ?, id FROM traits WHERE name = ?', id, t);
+  run(db, 'DELETE FROM provider_aggregates WHERE resource_provider_id = ?', id);
+  for (const a of detail.aggregates) {
+    run(db, 'INSERT OR IGNORE INTO aggregates (uuid) VALUES (?)', a);
+    run(db, 'INSERT INTO provider_aggregates (resource_provider_id, aggregate_id) SELECT ?, id FROM aggregates WHERE uuid = ?', id, a);
+  }
+}
+
+function allocationsByProvider(db: Db): Map<string, string> {
+  const rows = all<{ provider: string; consumer: string; rc: string; used: number }>(
+    db,
+    `SELECT rp.uuid AS provider, c.uuid AS consumer, rc.name AS rc, a.used FROM allocations a
+     JOIN resource_providers rp ON rp.id = a.resource_provider_id JOIN consumers c ON c.id = a.consumer_id
+     JOIN resource_classes rc ON rc.id = a.resource_class_id`,
+  );
+  const held = new Map<string, Map<string, Record<string, number>>>();
+  for (const r of rows) {
+    let byConsumer = held.get(r.provider);
+    if (!byConsumer) held.set(r.provider, (byConsumer = new Map()));
+    const resources = byConsumer.get(r.consumer) ?? {};
+    resources[r.rc] = (resources[r.rc] ?? 0) + r.used;
+    byConsumer.set(r.consumer, resources);
+  }
+  return new Map([...held].map(([uuid, byConsumer]) => [uuid, signature(byConsumer)]));
+}
+
+/** The same text for the same allocations, whatever order they were read in. */
+function signature(held: Map<string, Record<string, number>>): string {
+  return [...held]
+    .map(([consumer, resources]) => `${consumer}:${Object.keys(resources).sort().map((rc) => `${rc}=${resources[rc]}`).join(',')}`)
+    .sort()
+    .join(';');
+}
+
+/** Standard names Placement knows and this catalog does not (a newer os-traits) are kept as standard. */
+function ensureNames(db: Db, table: 'traits', names: readonly string[]) {
+  for (const name of names) run(db, `INSERT OR IGNORE INTO ${table} (name, standard) VALUES (?, ?)`, name, name.startsWith('CUSTOM_') ? 0 : 1);
+}
+
+function ensureClasses(db: Db, names: readonly string[]) {
+  for (const name of names) {
+    if (get(db, 'SELECT 1 FROM resource_classes WHERE name = ?', name)) continue;
+    // As Placement numbers them: custom classes from 10000 on.
+    run(db, 'INSERT INTO resource_classes (id, name, standard) SELECT MAX(10000, COALESCE(MAX(id) + 1, 0)), ?, ? FROM resource_classes', name, name.startsWith('CUSTOM_') ? 0 : 1);
+  }
+}
+
+function removeUnlisted(db: Db, table: 'traits' | 'resource_classes', names: readonly string[], usedIn: string, column: string) {
+  run(
+    db,
+    `DELETE FROM ${table} WHERE standard = 0 AND name NOT IN (SELECT value FROM json_each(?))
+       AND NOT EXISTS (SELECT 1 FROM ${usedIn} u WHERE u.${column} = ${table}.id)`,
+    JSON.stringify(names),
+  );
+}

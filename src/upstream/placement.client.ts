@@ -1,0 +1,159 @@
+// Talking to a live Placement: the microversion header, bounded concurrency, retries of 5xx and
+// connection errors with backoff, a new token after a 401, and counts of requests by status.
+import { ConnectionError, createHttpClient, type HttpClient, type HttpResponse } from './http.js';
+import type { UpstreamSession } from './session.js';
+
+/** The microversion the gateway speaks; an older Placement is negotiated down to what it serves. */
+export const WANTED_MICROVERSION = '1.39';
+/** Below this the mirror cannot be kept: consumer generations in allocation listings (1.28). */
+export const MINIMUM_MICROVERSION = '1.28';
+
+/** An upstream answer that is not a success; Placement's error code and detail are kept. */
+export class UpstreamError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+    readonly method: string,
+    readonly path: string,
+  ) {
+    super(`${method} ${path}: ${status} ${detail}`);
+  }
+}
+
+/** The upstream could not be reached at all (after retries). */
+export class UpstreamUnreachable extends Error {}
+
+export interface PlacementClientOptions {
+  concurrency?: number;
+  /** Attempts for a 5xx or a connection error (default 4: waits of 0.2, 0.4, 0.8 s between). */
+  attempts?: number;
+  retryDelayMs?: number;
+  http?: HttpClient;
+}
+
+const compareVersions = (a: string, b: string) => {
+  const [am, an] = a.split('.').map(Number);
+  const [bm, bn] = b.split('.').map(Number);
+  return am - bm || an - bn;
+};
+
+export class PlacementClient {
+  microversion = WANTED_MICROVERSION;
+  /** Requests sent, by status (0: no answer). */
+  readonly requests = new Map<number, number>();
+  requestCount = 0;
+  private readonly http: HttpClient;
+  private readonly attempts: number;
+  private readonly retryDelayMs: number;
+  private readonly concurrency: number;
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(
+    readonly session: UpstreamSession,
+    options: PlacementClientOptions = {},
+  ) {
+    this.http = options.http ?? createHttpClient(session.tls, Math.max(8, options.concurrency ?? 8));
+    this.attempts = options.attempts ?? 4;
+    this.retryDelayMs = options.retryDelayMs ?? 200;
+    this.concurrency = options.concurrency ?? 8;
+  }
+
+  /** Reads the version document and settles the microversion; refuses a Placement too old to mirror. */
+  async negotiate(): Promise<{ max: string; microversion: string }> {
+    const root = await this.call<{ versions: { max_version: string }[] }>('GET', '/');
+    const max = root.versions?.[0]?.max_version ?? '1.0';
+    if (compareVersions(max, MINIMUM_MICROVERSION) < 0) {
+      throw new UpstreamError(0, 'too_old', `Placement serves microversions up to ${max}; the gateway needs ${MINIMUM_MICROVERSION} or later (Rocky)`, 'GET', '/');
+    }
+    this.microversion = compareVersions(max, WANTED_MICROVERSION) < 0 ? max : WANTED_MICROVERSION;
+    return { max, microversion: this.microversion };
+  }
+
+  /** One call; the JSON answer, or null for 204. Throws UpstreamError or UpstreamUnreachable. */
+  async call<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+    await this.slot();
+    try {
+      const res = await this.send(method, path, body);
+      if (res.status >= 200 && res.status < 300) return (res.body.length ? JSON.parse(res.body.toString('utf8')) : null) as T;
+      const { code, detail } = placementError(res);
+      throw new UpstreamError(res.status, code, detail, method, path);
+    } finally {
+      this.release();
+    }
+  }
+
+  close() {
+    this.http.close();
+  }
+
+  private async send(method: string, path: string, body: unknown): Promise<HttpResponse> {
+    const base = await this.session.endpoint('placement');
+    if (!base) throw new UpstreamUnreachable('the service catalog has no placement endpoint');
+    let renewed = false;
+    for (let attempt = 1; ; attempt++) {
+      let res: HttpResponse;
+      try {
+        const token = await this.session.token();
+        res = await this.http.send({
+          method,
+          url: base + path,
+          body,
+          headers: { 'x-auth-token': token, 'openstack-api-version': `placement ${this.microversion}` },
+        });
+      } catch (error) {
+        this.count(0);
+        if (!(error instanceof ConnectionError)) throw error;
+        if (attempt >= this.attempts) throw new UpstreamUnreachable(`Placement at ${base} is unreachable: ${error.code}`);
+        await sleep(this.retryDelayMs * 2 ** (attempt - 1));
+        continue;
+      }
+      this.count(res.status);
+      if (res.status === 401 && !renewed) {
+        renewed = true;
+        await this.session.token(true);
+        attempt--;
+        continue;
+      }
+      // Writes are retried too: Placement answers 5xx before committing, and generations guard the rest.
+      if (res.status >= 500 && attempt < this.attempts) {
+        await sleep(this.retryDelayMs * 2 ** (attempt - 1));
+        continue;
+      }
+      return res;
+    }
+  }
+
+  private count(status: number) {
+    this.requestCount++;
+    this.requests.set(status, (this.requests.get(status) ?? 0) + 1);
+  }
+
+  private async slot() {
+    if (this.active < this.concurrency) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private release() {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
+  }
+}
+
+/** Placement's error body: {"errors": [{"status", "code", "detail", "title"}]}. */
+function placementError(res: HttpResponse): { code: string; detail: string } {
+  try {
+    const first = JSON.parse(res.body.toString('utf8'))?.errors?.[0];
+    if (first) return { code: first.code ?? 'placement.undefined_code', detail: String(first.detail ?? first.title ?? '').replace(/\s+/g, ' ').trim() };
+  } catch {
+    // not JSON: a proxy's page, for example
+  }
+  return { code: 'placement.undefined_code', detail: `HTTP ${res.status}` };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

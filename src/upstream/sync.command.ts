@@ -1,0 +1,72 @@
+// placement-gql sync: one full mirror of a live Placement into the SQLite file.
+import type { CommandOptions } from '../commands.js';
+import { openDatabase } from '../db/client.js';
+import { Gateway } from './gateway.js';
+import { explainFailure } from './failure.js';
+import type { ReadProgress } from './placement.reader.js';
+import { upstreamSession, UpstreamConfigError } from './options.js';
+
+export async function syncCommand({ dbFile, values }: CommandOptions): Promise<number> {
+  let session;
+  try {
+    session = await upstreamSession(values);
+  } catch (error) {
+    if (!(error instanceof UpstreamConfigError)) throw error;
+    console.error(`placement-gql: ${error.message}\nSee 'placement-gql --help'.`);
+    return 1;
+  }
+  if (!session) {
+    console.error("placement-gql: sync needs an upstream: --upstream URL --upstream-token TOKEN, --os-cloud NAME or the OS_* variables\nSee 'placement-gql --help'.");
+    return 1;
+  }
+  const db = openDatabase(dbFile);
+  const gateway = new Gateway(db, session, { concurrency: concurrencyOf(values) });
+  const started = Date.now();
+  const bar = process.stderr.isTTY ? progressBar(started, () => gateway.client.requestCount) : null;
+  try {
+    const changes = await gateway.refresh(bar ?? undefined);
+    bar?.done();
+    const status = gateway.status();
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    console.log(
+      `Mirrored ${status.url} (microversion ${status.microversion}) into ${dbFile} in ${seconds} s with ${status.requests} requests: ` +
+        `${changes.providers} providers (${changes.added} added, ${changes.removed} removed, ${changes.detailed} read in detail), ` +
+        `allocations rewritten on ${changes.allocationsRewritten}, ${changes.consumers} consumers updated.`,
+    );
+    for (const feature of status.disabledFeatures) console.log(`Off with this Placement: ${feature}.`);
+    return 0;
+  } catch (error) {
+    bar?.done();
+    const message = explainFailure(error);
+    if (!message) throw error;
+    console.error(`placement-gql: sync failed; ${dbFile} keeps its previous state. ${message}`);
+    return 2;
+  } finally {
+    gateway.stop();
+    db.close();
+  }
+}
+
+export function concurrencyOf(values: CommandOptions['values']): number {
+  const text = String(values['upstream-concurrency'] ?? '8');
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > 64) throw new UpstreamConfigError(`--upstream-concurrency must be a whole number from 1 to 64, not '${text}'`);
+  return n;
+}
+
+/** A one-line bar on the terminal: providers done / total, requests, rate, time left. */
+function progressBar(started: number, requests: () => number) {
+  let last = 0;
+  const draw = (p: ReadProgress) => {
+    const now = Date.now();
+    if (now - last < 100 && p.done < p.total) return;
+    last = now;
+    const seconds = (now - started) / 1000;
+    const rate = requests() / Math.max(seconds, 0.001);
+    const eta = p.done > 0 ? ((p.total - p.done) * seconds) / p.done : 0;
+    const width = 30;
+    const filled = p.total ? Math.round((width * p.done) / p.total) : width;
+    process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.done}/${p.total} providers, ${requests()} requests, ${rate.toFixed(0)}/s, ${eta.toFixed(0)} s left `);
+  };
+  return Object.assign(draw, { done: () => process.stderr.write('\n') });
+}

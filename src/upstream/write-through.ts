@@ -1,0 +1,195 @@
+// Mutations in gateway mode: the change is made in Placement with the caller's generation, then
+// what it touched is read back into the mirror, and the answer is read from the mirror as in
+// standalone mode. Placement's refusals become the same typed errors, with Placement's code.
+import { CapacityExceeded, DomainError, DuplicateName, GenerationConflict, InUse, InvalidInput, NotFound } from '../modules/common/errors.js';
+import type { SetInventoriesInput } from '../modules/inventories/inventories.service.js';
+import type { SetProviderTraitsInput } from '../modules/traits/traits.service.js';
+import type { SetProviderAggregatesInput } from '../modules/aggregates/aggregates.service.js';
+import type { SetAllocationsInput } from '../modules/allocations/allocations.service.js';
+import { consumerByUuid } from '../modules/allocations/allocations.service.js';
+import { providerByUuid, type CreateProviderInput, type ProviderRow, type UpdateProviderInput } from '../modules/providers/providers.service.js';
+import { all } from '../db/sql.js';
+import type { Gateway } from './gateway.js';
+import { UpstreamError, UpstreamUnreachable } from './placement.client.js';
+import { syncNames } from './mirror.store.js';
+
+/** What the caller was doing, to word Placement's refusal as a typed error. */
+interface Subject {
+  provider?: string;
+  generation?: number;
+  generationField?: string;
+  consumer?: string;
+  consumerGeneration?: number | null;
+  kind?: string;
+  key?: string;
+}
+
+/** Placement's answer as the typed error standalone mode gives for the same failure. */
+async function refusal(gateway: Gateway, error: unknown, subject: Subject): Promise<DomainError | Error> {
+  if (error instanceof UpstreamUnreachable) return new UpstreamUnavailable(error.message);
+  if (!(error instanceof UpstreamError)) return error as Error;
+  const { status, code, detail } = error;
+  const withCode = <E extends DomainError>(e: E) => ((e.code = code), e);
+  if (status === 404) return withCode(new NotFound(subject.kind ?? 'resource provider', subject.key ?? `uuid=${subject.provider}`, detail));
+  if (status === 400) return withCode(new InvalidInput([{ path: '', message: detail }]));
+  if (status === 409 && code === 'placement.concurrent_update') {
+    if (subject.consumer && /consumer/i.test(detail)) {
+      const actual = await gateway.client.call<any>('GET', `/allocations/${subject.consumer}`).then((c) => c.consumer_generation ?? null, () => null);
+      return withCode(new GenerationConflict('consumerGeneration', subject.consumerGeneration ?? null, actual, detail));
+    }
+    const actual = subject.provider
+      ? await gateway.client.call<any>('GET', `/resource_providers/${subject.provider}`).then((p) => p.generation as number, () => null)
+      : null;
+    return withCode(new GenerationConflict(subject.generationField ?? 'generation', subject.generation ?? null, actual, detail));
+  }
+  if (status === 409 && code === 'placement.duplicate_name') return withCode(new DuplicateName('name', subject.key ?? '', detail));
+  if (status === 409 && /exceed the capacity|Unable to allocate inventory/i.test(detail)) {
+    const m = /for '([A-Z0-9_]+)' on resource provider '([0-9a-f-]+)'/.exec(detail);
+    return withCode(new CapacityExceeded('allocations', m?.[2] ?? '', m?.[1] ?? '', 0, 0, 0, detail));
+  }
+  if (status === 409) return withCode(new InUse(detail, code));
+  return new UpstreamUnavailable(`Placement answered ${status}: ${detail}`);
+}
+
+/** Placement could not be reached or failed: nothing was changed here; the caller may retry. */
+export class UpstreamUnavailable extends Error {}
+
+async function through<T>(gateway: Gateway, subject: Subject, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    throw await refusal(gateway, error, subject);
+  }
+}
+
+const mirrored = (gateway: Gateway, uuid: string): ProviderRow => {
+  const row = providerByUuid(gateway.db, uuid);
+  if (!row) throw new NotFound('resource provider', `uuid=${uuid}`, `No resource provider with uuid ${uuid} found.`);
+  return row;
+};
+
+export async function setInventories(gateway: Gateway, input: SetInventoriesInput): Promise<ProviderRow> {
+  const inventories = Object.fromEntries(
+    input.inventories.map((i) => [
+      i.resourceClass,
+      Object.fromEntries(
+        Object.entries({ total: i.total, reserved: i.reserved, min_unit: i.minUnit, max_unit: i.maxUnit, step_size: i.stepSize, allocation_ratio: i.allocationRatio }).filter(([, v]) => v != null),
+      ),
+    ]),
+  );
+  await through(gateway, { provider: input.providerUuid, generation: input.generation }, () =>
+    gateway.write('PUT', `/resource_providers/${input.providerUuid}/inventories`, { resource_provider_generation: input.generation, inventories }),
+  );
+  await gateway.readBack([input.providerUuid]);
+  return mirrored(gateway, input.providerUuid);
+}
+
+export async function setProviderTraits(gateway: Gateway, input: SetProviderTraitsInput): Promise<ProviderRow> {
+  await through(gateway, { provider: input.providerUuid, generation: input.generation }, () =>
+    gateway.write('PUT', `/resource_providers/${input.providerUuid}/traits`, { resource_provider_generation: input.generation, traits: input.traits }),
+  );
+  await gateway.readBack([input.providerUuid]);
+  return mirrored(gateway, input.providerUuid);
+}
+
+export async function setProviderAggregates(gateway: Gateway, input: SetProviderAggregatesInput): Promise<ProviderRow> {
+  await through(gateway, { provider: input.providerUuid, generation: input.generation }, () =>
+    gateway.write('PUT', `/resource_providers/${input.providerUuid}/aggregates`, { resource_provider_generation: input.generation, aggregates: input.aggregates }),
+  );
+  await gateway.readBack([input.providerUuid]);
+  return mirrored(gateway, input.providerUuid);
+}
+
+export async function createProvider(gateway: Gateway, input: CreateProviderInput): Promise<ProviderRow> {
+  const body: Record<string, unknown> = { name: input.name };
+  if (input.uuid) body.uuid = input.uuid;
+  if (input.parentUuid) body.parent_provider_uuid = input.parentUuid;
+  const created = await through(gateway, { kind: 'resource provider', key: input.name }, () => gateway.write<any>('POST', '/resource_providers', body));
+  await gateway.readBack([created.uuid]);
+  return mirrored(gateway, created.uuid);
+}
+
+export async function updateProvider(gateway: Gateway, input: UpdateProviderInput): Promise<ProviderRow> {
+  const current = await through(gateway, { provider: input.uuid }, () => gateway.write<any>('GET', `/resource_providers/${input.uuid}`));
+  const body = {
+    name: input.name ?? current.name,
+    parent_provider_uuid: input.parentUuid === undefined ? current.parent_provider_uuid : input.parentUuid,
+  };
+  await through(gateway, { provider: input.uuid, key: input.name ?? undefined }, () => gateway.write('PUT', `/resource_providers/${input.uuid}`, body));
+  // Moving a provider moves its subtree: every provider of the old and new tree is read back.
+  const trees = all<{ uuid: string }>(gateway.db, 'SELECT uuid FROM resource_providers WHERE root_id = (SELECT root_id FROM resource_providers WHERE uuid = ?)', input.uuid).map((r) => r.uuid);
+  await gateway.readBack([input.uuid, ...trees]);
+  return mirrored(gateway, input.uuid);
+}
+
+export async function deleteProvider(gateway: Gateway, uuid: string): Promise<ProviderRow> {
+  const before = mirrored(gateway, uuid);
+  await through(gateway, { provider: uuid }, () => gateway.write('DELETE', `/resource_providers/${uuid}`));
+  await gateway.readBack([uuid]);
+  return before;
+}
+
+export async function setAllocations(gateway: Gateway, input: SetAllocationsInput): Promise<string[]> {
+  const allocations = Object.fromEntries(
+    input.allocations.map((a) => [a.providerUuid, { resources: Object.fromEntries(a.resources.map((r) => [r.resourceClass, r.amount])) }]),
+  );
+  const body: Record<string, unknown> = {
+    allocations,
+    project_id: input.projectId,
+    user_id: input.userId,
+    consumer_generation: input.consumerGeneration,
+  };
+  if (input.consumerType) body.consumer_type = input.consumerType;
+  const before = providersOfConsumer(gateway, input.consumerUuid);
+  await through(gateway, { consumer: input.consumerUuid, consumerGeneration: input.consumerGeneration }, () =>
+    gateway.write('PUT', `/allocations/${input.consumerUuid}`, body),
+  );
+  const touched = [...new Set([...before, ...Object.keys(allocations)])];
+  await gateway.readBack(touched, [input.consumerUuid]);
+  return touched;
+}
+
+export async function deleteAllocations(gateway: Gateway, consumerUuid: string): Promise<string[]> {
+  const before = providersOfConsumer(gateway, consumerUuid);
+  await through(gateway, { consumer: consumerUuid, kind: 'consumer', key: `consumerUuid=${consumerUuid}` }, () => gateway.write('DELETE', `/allocations/${consumerUuid}`));
+  await gateway.readBack(before, [consumerUuid]);
+  return before;
+}
+
+export async function createName(gateway: Gateway, table: 'traits' | 'resource_classes', name: string): Promise<boolean> {
+  const created = await gatewayPutName(gateway, table, name);
+  await refreshNames(gateway, table);
+  return created;
+}
+
+export async function deleteName(gateway: Gateway, table: 'traits' | 'resource_classes', name: string): Promise<void> {
+  const kind = table === 'traits' ? 'trait' : 'resource class';
+  await through(gateway, { kind, key: `name=${name}` }, () => gateway.write('DELETE', `/${table}/${encodeURIComponent(name)}`));
+  await refreshNames(gateway, table);
+}
+
+async function gatewayPutName(gateway: Gateway, table: 'traits' | 'resource_classes', name: string): Promise<boolean> {
+  const kind = table === 'traits' ? 'trait' : 'resource class';
+  const existed = await gateway.client.call('GET', `/${table}/${encodeURIComponent(name)}`).then(
+    () => true,
+    () => false,
+  );
+  await through(gateway, { kind, key: `name=${name}` }, () => gateway.write('PUT', `/${table}/${encodeURIComponent(name)}`));
+  return !existed;
+}
+
+async function refreshNames(gateway: Gateway, table: 'traits' | 'resource_classes') {
+  const answer = await gateway.client.call<any>('GET', `/${table}`);
+  const names: string[] = table === 'traits' ? answer.traits : answer.resource_classes.map((c: { name: string }) => c.name);
+  syncNames(gateway.db, table, names);
+}
+
+function providersOfConsumer(gateway: Gateway, consumerUuid: string): string[] {
+  const consumer = consumerByUuid(gateway.db, consumerUuid);
+  if (!consumer) return [];
+  return all<{ uuid: string }>(
+    gateway.db,
+    'SELECT DISTINCT rp.uuid FROM allocations a JOIN resource_providers rp ON rp.id = a.resource_provider_id WHERE a.consumer_id = ?',
+    consumer.id,
+  ).map((r) => r.uuid);
+}
