@@ -343,6 +343,10 @@ const KS_USER = SCOPED.body.token.user as { id: string; name: string; domain: { 
 const KS_PROJECT = SCOPED.body.token.project as { id: string; name: string; domain: { id: string; name: string } };
 const KS_PASSWORD: string = SCOPED.request.body.auth.identity.password.user.password;
 const KS_APP: { id: string; secret: string } = RECORDED['application-credential'].request.body.auth.identity.application_credential;
+const KS_APP_NAME: string = RECORDED['application-credential-by-name'].request.body.auth.identity.application_credential.name;
+const SYSTEM = RECORDED['password-system-scoped'];
+const KS_ADMIN = SYSTEM.body.token.user as { id: string; name: string; domain: { id: string; name: string } };
+const KS_ADMIN_PASSWORD: string = SYSTEM.request.body.auth.identity.password.user.password;
 
 interface FakeKeystone {
   url: string;
@@ -366,7 +370,12 @@ function answerFor(path: string, body: any): Recorded | 'unrecorded' {
   if (identity?.methods?.[0] === 'password') {
     const user = identity.password?.user;
     if (user?.name !== undefined && !user.domain) return RECORDED['password-user-without-domain'];
-    const known = user?.id === KS_USER.id || (user?.name === KS_USER.name && sameDomain(user.domain, KS_USER.domain));
+    const isUser = (u: typeof KS_USER) => user?.id === u.id || (user?.name === u.name && sameDomain(user.domain, u.domain));
+    if (isUser(KS_ADMIN)) {
+      if (user.password !== KS_ADMIN_PASSWORD) return RECORDED['password-wrong'];
+      return body.auth.scope?.system?.all === true ? SYSTEM : 'unrecorded';
+    }
+    const known = isUser(KS_USER);
     const project = body.auth.scope?.project;
     const scoped = project && (project.id === KS_PROJECT.id || (project.name === KS_PROJECT.name && sameDomain(project.domain, KS_PROJECT.domain)));
     if (!known) return RECORDED['password-unknown-user'];
@@ -376,6 +385,10 @@ function answerFor(path: string, body: any): Recorded | 'unrecorded' {
   }
   if (identity?.methods?.[0] === 'application_credential' && !body.auth.scope) {
     const credential = identity.application_credential;
+    const owner = credential?.user;
+    if (credential?.name === KS_APP_NAME && (owner?.id === KS_USER.id || (owner?.name === KS_USER.name && sameDomain(owner.domain, KS_USER.domain)))) {
+      return credential.secret === KS_APP.secret ? RECORDED['application-credential-by-name'] : 'unrecorded';
+    }
     if (credential?.id !== KS_APP.id) return 'unrecorded';
     return credential.secret === KS_APP.secret ? RECORDED['application-credential'] : RECORDED['application-credential-wrong-secret'];
   }
@@ -642,6 +655,36 @@ describe('Keystone v3 session (against answers recorded from Keystone 22)', () =
       'http://placement-admin.RegionTwo.example:9778/placement',
     ]);
     expect(await Promise.all([lab.token(), app.token(), env.token()])).toEqual(['gAAAAAB-fake-1', 'gAAAAAB-fake-2', 'gAAAAAB-fake-3']);
+  });
+});
+
+describe('Keystone v3 session: system scope and application credentials by name', () => {
+  it('OS_SYSTEM_SCOPE=all asks for a system-scoped token (a catalog without a project)', async () => {
+    const ks = await started();
+    const s = resolve({}, { OS_AUTH_URL: ks.url, OS_USERNAME: KS_ADMIN.name, OS_PASSWORD: KS_ADMIN_PASSWORD, OS_SYSTEM_SCOPE: 'all', OS_REGION_NAME: 'RegionOne' }, places())!;
+    sessions.push(s as any);
+    expect(await s.endpoint('placement')).toBe('http://placement-public.RegionOne.example:8778');
+    expect(ks.requests[0].body.auth.scope).toEqual({ system: { all: true } });
+    expect(ks.requests[0].body.auth.identity.password.user).toEqual({ name: KS_ADMIN.name, domain: { id: 'default' }, password: KS_ADMIN_PASSWORD });
+    expect(s.describe()).toBe(`Keystone ${ks.url}/v3 as user admin (domain default) in system scope (region RegionOne, public endpoints)`);
+  });
+
+  it('an application credential named with its user, from clouds.yaml', async () => {
+    const ks = await started();
+    const where = places();
+    write(where.cwd, 'clouds.yaml', `clouds:
+  app:
+    auth_type: v3applicationcredential
+    auth:
+      auth_url: ${ks.url}
+      application_credential_name: ${KS_APP_NAME}
+      application_credential_secret: ${KS_APP.secret}
+      username: ${KS_USER.name}
+`);
+    const s = resolve({ 'os-cloud': 'app' }, {}, where)!;
+    sessions.push(s as any);
+    expect(await s.token()).toBe('gAAAAAB-fake-1');
+    expect(ks.requests[0].body.auth.identity.application_credential).toEqual({ name: KS_APP_NAME, secret: KS_APP.secret, user: { name: KS_USER.name, domain: { id: 'default' } } });
   });
 });
 
