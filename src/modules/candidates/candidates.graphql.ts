@@ -36,7 +36,7 @@ const GroupMappingRef = builder.objectRef<T.CandidateMapping>('GroupMapping').im
   }),
 });
 
-const AllocationRequestRef = builder.objectRef<T.CandidateRequest>('AllocationRequest').implement({
+export const AllocationRequestRef = builder.objectRef<T.CandidateRequest>('AllocationRequest').implement({
   description: 'One way to place the request: the allocations to claim (the body of PUT /allocations/{consumer}).',
   fields: (t) => ({
     allocations: t.expose('allocations', { type: [ProviderAllocationRef], description: 'What to take from each provider.' }),

@@ -674,7 +674,7 @@ function answer(facts: SearchFacts, layout: Layout, returned: Candidate[], every
 }
 
 /** Builds the pieces of allocation requests from candidates. */
-class AnswerShape {
+export class AnswerShape {
   private readonly merged = new Map<string, ResourceAmount>();
 
   constructor(

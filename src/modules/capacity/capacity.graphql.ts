@@ -1,8 +1,27 @@
-// Capacity: rollups per group and resource class.
+// Capacity: rollups per group and resource class, headroom of a request or of flavors.
 import { builder } from '../../builder.js';
 import { ResourceProviderRef, ResourceProviderFilter } from '../providers/providers.graphql.js';
 import type { ProviderFilter } from '../providers/providers.service.js';
-import { capacityRollup, type CapacityGroup, type CapacityGroupBy, type CapacityGroupKey, type CapacityResource } from './capacity.service.js';
+import type { Context } from '../../context.js';
+import { QueryError } from '../common/query-error.js';
+import { AllocationRequestRef } from '../candidates/candidates.graphql.js';
+import { CandidatesRequestInputRef } from '../candidates/candidates.inputs.graphql.js';
+import { RequestRejected } from '../candidates/candidates.request.js';
+import type { CandidatesRequestInput } from '../candidates/candidates.types.js';
+import { FlavorRef } from '../flavors/flavors.graphql.js';
+import { STRANDED_REASONS, headroom, type HeadroomResult, type StrandedClass, type StrandedPart, type StrandedReason } from './capacity.headroom.js';
+import {
+  capacityRollup,
+  flavorNames,
+  flavorRequest,
+  headroomGroups,
+  type CapacityGroup,
+  type CapacityGroupBy,
+  type CapacityGroupKey,
+  type CapacityResource,
+  type HeadroomGroup,
+  type HeadroomGroupBy,
+} from './capacity.service.js';
 
 export const CapacityGroupByRef = builder.enumType('CapacityGroupBy', {
   description: 'What capacity is grouped by (several: one group per combination).',
@@ -68,5 +87,146 @@ builder.queryFields((t) => ({
       groupBy: t.arg({ type: [CapacityGroupByRef], required: false, description: 'How to group; one group when absent or empty.' }),
     },
     resolve: (_root, { filter, groupBy }, ctx) => capacityRollup(ctx.db, (filter ?? {}) as ProviderFilter, (groupBy ?? []) as CapacityGroupBy[]),
+  }),
+}));
+
+// ---- Headroom ----
+
+const HeadroomGroupByRef = builder.enumType('HeadroomGroupBy', {
+  description: 'How headroom is split.',
+  values: {
+    ROOT: { description: 'Per tree (the root of the candidates\' anchor).' },
+    AGGREGATE: { description: "Per aggregate the tree's root is in (a root in none: aggregate null)." },
+    TRAIT: { description: "Per trait of the tree's root (a root with none: trait null)." },
+  } as const,
+});
+
+const StrandedReasonRef = builder.enumType('StrandedReason', {
+  description: 'Why free capacity cannot take one more instance of a request.',
+  values: Object.fromEntries(Object.entries(STRANDED_REASONS).map(([name, description]) => [name, { description: description[0].toUpperCase() + description.slice(1) + '.' }])) as Record<StrandedReason, { description: string }>,
+});
+
+const StrandedPartRef = builder.objectRef<StrandedPart>('StrandedPart').implement({
+  description: 'Free capacity of one class left for one reason.',
+  fields: (t) => ({
+    reason: t.field({ type: StrandedReasonRef, description: 'Why it cannot be used.', resolve: (p) => p.reason }),
+    description: t.string({ description: 'The reason in words.', resolve: (p) => STRANDED_REASONS[p.reason] }),
+    amount: t.exposeInt('amount', { description: 'Units left for this reason.' }),
+    providerCount: t.exposeInt('providerCount', { description: 'Inventories (one per provider) holding them.' }),
+  }),
+});
+
+const StrandedClassRef = builder.objectRef<StrandedClass>('StrandedCapacity').implement({
+  description: 'Free capacity of one class asked by the request that no further instance can use once `fits` instances are placed.',
+  fields: (t) => ({
+    resourceClass: t.exposeString('resourceClass', { description: 'The resource class.' }),
+    free: t.exposeInt('free', { description: 'Free now, over every inventory of the class (in the request\'s trees with inTree).' }),
+    left: t.exposeInt('left', { description: 'Free once the plan is placed: all of it stranded.' }),
+    reasons: t.expose('reasons', { type: [StrandedPartRef], description: 'What is left, by reason, largest first.' }),
+  }),
+});
+
+const HeadroomGroupRef = builder.objectRef<HeadroomGroup>('HeadroomGroup').implement({
+  description: 'Headroom of the trees of one group.',
+  fields: (t) => ({
+    root: t.field({ type: ResourceProviderRef, nullable: true, description: 'The tree (by ROOT).', resolve: (g, _a, ctx) => (g.rootUuid ? ctx.loaders.providers.byUuid.load(g.rootUuid) : null) }),
+    aggregate: t.field({ type: 'UUID', nullable: true, description: 'The aggregate (by AGGREGATE).', resolve: (g) => (g.by === 'AGGREGATE' ? (g.key as string | null) : null) }),
+    trait: t.string({ nullable: true, description: 'The trait (by TRAIT).', resolve: (g) => (g.by === 'TRAIT' ? (g.key as string | null) : null) }),
+    fits: t.exposeInt('fits', { description: 'Instances the plan places in these trees.' }),
+    atMost: t.exposeInt('atMost', { description: 'Proven upper bound for these trees (each tree bounded alone).' }),
+    exact: t.exposeBoolean('exact', { description: 'fits = atMost, proven.' }),
+    trees: t.exposeInt('trees', { description: 'Trees of the group where the request has a candidate now.' }),
+  }),
+});
+
+interface HeadroomView {
+  result: HeadroomResult;
+}
+
+const MAX_PLAN = 10_000;
+
+export const HeadroomRef = builder.objectRef<HeadroomView>('Headroom').implement({
+  description:
+    'How many more instances of a request can be placed together on the free capacity of today, honouring everything the candidate search honours. Per tree without sharing providers the count is exact (proven by a bounded search); sharing providers couple trees, and their total is then bounded.',
+  fields: (t) => ({
+    fits: t.int({ description: 'Instances that can be placed together (the plan places them).', resolve: (h) => h.result.fits }),
+    atMost: t.int({ description: 'A proven upper bound: no more than this many fit.', resolve: (h) => h.result.atMost }),
+    exact: t.boolean({
+      description: 'true when fits = atMost is proven; then once the plan is placed, the candidate search finds nothing for the request.',
+      resolve: (h) => h.result.exact,
+    }),
+    sharing: t.boolean({ description: 'Whether sharing providers couple trees (their counts are then bounded together rather than solved together).', resolve: (h) => h.result.sharing }),
+    trees: t.int({ description: 'Trees where the request has a candidate now.', resolve: (h) => h.result.trees.filter((tr) => tr.fits > 0 || tr.atMost > 0).length }),
+    plan: t.field({
+      type: [AllocationRequestRef],
+      description: `Allocation requests realising fits, in order: each is a candidate of the request on what the earlier ones leave (so PUT /allocations accepts them one after the other). At most ${MAX_PLAN}.`,
+      args: { first: t.arg.int({ required: false, description: `How many (default: all of fits, at most ${MAX_PLAN}).` }) },
+      resolve: (h, { first }) => {
+        if (first != null && first < 0) throw new QueryError('first must be 0 or more.');
+        return h.result.plan(Math.min(first ?? h.result.fits, MAX_PLAN));
+      },
+    }),
+    stranded: t.field({ type: [StrandedClassRef], description: 'Per class asked, the free capacity no further instance can use, and why.', resolve: (h) => h.result.stranded }),
+    groups: t.field({
+      type: [HeadroomGroupRef],
+      description: 'The same figures per tree, aggregate or trait of the root, most fits first.',
+      args: { by: t.arg({ type: HeadroomGroupByRef, required: true, description: 'How to split.' }) },
+      resolve: (h, { by }, ctx) => headroomGroups(ctx.db, h.result, by as HeadroomGroupBy),
+    }),
+  }),
+});
+
+async function headroomOf(ctx: Context, request: CandidatesRequestInput): Promise<HeadroomView> {
+  try {
+    return { result: await headroom(ctx.db, request) };
+  } catch (error) {
+    if (error instanceof RequestRejected) throw new QueryError(error.message, error.status);
+    throw error;
+  }
+}
+
+async function flavorHeadroomOf(ctx: Context, flavor: string, image: string | null | undefined): Promise<HeadroomView> {
+  const built = flavorRequest(ctx.db, flavor, image ?? null);
+  if ('error' in built) throw new QueryError(built.error, built.status);
+  return headroomOf(ctx, built.request);
+}
+
+const FlavorHeadroomRef = builder.objectRef<{ flavor: string; headroom: HeadroomView }>('FlavorHeadroom').implement({
+  description: 'Headroom of one flavor.',
+  fields: (t) => ({
+    flavor: t.field({ type: FlavorRef, description: 'The flavor.', resolve: async (f, _a, ctx) => (await ctx.loaders.flavors.byName.load(f.flavor))! }),
+    headroom: t.expose('headroom', { type: HeadroomRef, description: 'Its headroom (the request Nova builds for it).' }),
+  }),
+});
+
+builder.objectField(FlavorRef, 'headroom', (t) =>
+  t.field({
+    type: HeadroomRef,
+    description: 'How many more servers of this flavor (booted from the image) fit, with the request Nova builds for them.',
+    args: { image: t.arg.string({ required: false, description: 'The image name; none: an image without properties.' }) },
+    resolve: (f, { image }, ctx) => flavorHeadroomOf(ctx, f.name, image),
+  }),
+);
+
+builder.queryFields((t) => ({
+  headroom: t.field({
+    type: HeadroomRef,
+    description: 'How many more instances of a request fit together on the free capacity of today: fits, atMost, exact, a plan, stranded capacity.',
+    args: { request: t.arg({ type: CandidatesRequestInputRef, required: true, description: 'The request (its limit is ignored).' }) },
+    resolve: (_root, { request }, ctx) => headroomOf(ctx, request as CandidatesRequestInput),
+  }),
+  flavorHeadroom: t.field({
+    type: [FlavorHeadroomRef],
+    description: 'Headroom of several flavors at once, each on its own (each count assumes only that flavor is placed).',
+    args: {
+      flavors: t.arg.stringList({ required: false, description: 'Flavor names; every stored flavor when absent.' }),
+      image: t.arg.string({ required: false, description: 'The image name; none: an image without properties.' }),
+    },
+    resolve: async (_root, { flavors, image }, ctx) => {
+      const names = flavors ?? flavorNames(ctx.db);
+      const out = [];
+      for (const flavor of names) out.push({ flavor, headroom: await flavorHeadroomOf(ctx, flavor, image) });
+      return out;
+    },
   }),
 }));

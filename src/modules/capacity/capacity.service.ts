@@ -2,8 +2,13 @@
 // free. Three statements whatever the size of the cloud (providers with their inventories and usage,
 // then aggregates and traits when grouped by them); the sums are made in memory with the one capacity rule.
 import type { Db } from '../../db/client.js';
-import { statement } from '../../db/sql.js';
+import { list, statement } from '../../db/sql.js';
 import { capacityOf } from '../../rules/capacity.js';
+import type { CandidatesRequestInput } from '../candidates/candidates.types.js';
+import { BootRequestError, buildBootRequest, type FlavorSpec, type ImageSpec } from '../flavors/boot-request.js';
+import { extraSpecsOfFlavors, flavorByName } from '../flavors/flavors.service.js';
+import { imageByName, propertiesOfImages } from '../images/images.service.js';
+import type { HeadroomResult } from './capacity.headroom.js';
 import { filterClause, type ProviderFilter } from '../providers/providers.service.js';
 
 export type CapacityGroupBy = 'RESOURCE_CLASS' | 'AGGREGATE' | 'TRAIT' | 'ROOT' | 'PROVIDER';
@@ -142,4 +147,78 @@ function keyPart(key: CapacityGroupKey, by: CapacityGroupBy): string | null {
     case 'RESOURCE_CLASS':
       return key.resourceClass;
   }
+}
+
+// ---- Headroom per group and per flavor ----
+
+export type HeadroomGroupBy = 'ROOT' | 'AGGREGATE' | 'TRAIT';
+
+export interface HeadroomGroup {
+  by: HeadroomGroupBy;
+  /** The root id (ROOT), aggregate uuid (AGGREGATE) or trait name (TRAIT); null: trees whose root has none. */
+  key: string | number | null;
+  rootUuid: string | null;
+  fits: number;
+  atMost: number;
+  exact: boolean;
+  /** Trees of the group where the request has candidates now. */
+  trees: number;
+}
+
+/**
+ * A headroom's figures per tree, per aggregate of the tree's root, or per trait of the tree's root (one
+ * statement). Sorted by fits, most first, then by key.
+ */
+export function headroomGroups(db: Db, result: HeadroomResult, by: HeadroomGroupBy): HeadroomGroup[] {
+  const roots = result.trees.map((t) => t.root);
+  const uuids = new Map(rows<[number, string]>(db, 'SELECT id, uuid FROM resource_providers WHERE id IN (SELECT value FROM json_each(?))', list(roots)));
+  let keysOf: (root: number) => (string | number | null)[];
+  if (by === 'ROOT') keysOf = (root) => [root];
+  else {
+    const source =
+      by === 'AGGREGATE'
+        ? 'SELECT pa.resource_provider_id, a.uuid FROM provider_aggregates pa JOIN aggregates a ON a.id = pa.aggregate_id WHERE pa.resource_provider_id IN (SELECT value FROM json_each(?))'
+        : 'SELECT pt.resource_provider_id, t.name FROM provider_traits pt JOIN traits t ON t.id = pt.trait_id WHERE pt.resource_provider_id IN (SELECT value FROM json_each(?))';
+    const names = new Map<number, string[]>();
+    for (const [id, name] of rows<[number, string]>(db, source, list(roots))) names.set(id, [...(names.get(id) ?? []), name]);
+    keysOf = (root) => names.get(root) ?? [null];
+  }
+  const groups = new Map<string | number | null, HeadroomGroup>();
+  for (const t of result.trees) {
+    for (const key of keysOf(t.root)) {
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = { by, key, rootUuid: by === 'ROOT' ? uuids.get(t.root)! : null, fits: 0, atMost: 0, exact: true, trees: 0 }));
+      g.fits += t.fits;
+      g.atMost += t.atMost;
+      g.exact &&= t.exact;
+      g.trees++;
+    }
+  }
+  for (const g of groups.values()) g.exact &&= g.fits === g.atMost;
+  const name = (g: HeadroomGroup) => String(g.rootUuid ?? g.key ?? '');
+  return [...groups.values()].sort((a, b) => b.fits - a.fits || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
+}
+
+/** The request Nova builds for a flavor (and an image), or why there is none. */
+export function flavorRequest(db: Db, flavorName: string, imageName: string | null = null): { request: CandidatesRequestInput } | { error: string; status: number } {
+  const flavor = flavorByName(db, flavorName);
+  if (!flavor) return { error: `Flavor ${flavorName} could not be found.`, status: 404 };
+  let image: ImageSpec | null = null;
+  if (imageName != null) {
+    const row = imageByName(db, imageName);
+    if (!row) return { error: `Image ${imageName} could not be found.`, status: 404 };
+    image = { uuid: row.uuid, name: row.name, properties: propertiesOfImages(db, [row.id]).map((p) => [p.key, p.value] as const) };
+  }
+  const spec: FlavorSpec = { ...flavor, extraSpecs: extraSpecsOfFlavors(db, [flavor.id]).map((s) => [s.key, s.value] as const) };
+  try {
+    return { request: buildBootRequest(spec, image).candidatesRequest };
+  } catch (error) {
+    if (error instanceof BootRequestError) return { error: error.message, status: 400 };
+    throw error;
+  }
+}
+
+/** Names of every stored flavor, sorted. */
+export function flavorNames(db: Db): string[] {
+  return rows<[string]>(db, 'SELECT name FROM flavors ORDER BY name').map(([n]) => n);
 }
