@@ -204,7 +204,7 @@ describe('headroom on larger clouds', () => {
   it('refuses a bad request with Placement\'s message', async () => {
     const h = harness(demoCloud());
     const { errors } = await h.gql(`{ headroom(request: { groups: [{ resources: [{ resourceClass: "NOPE", amount: 1 }] }] }) { fits } }`, undefined, { allowErrors: true });
-    expect(errors[0].message).toBe('Invalid resource class in resources parameter: No such resource class NOPE.');
+    expect(errors![0].message).toBe('Invalid resource class in resources parameter: No such resource class NOPE.');
   });
 });
 
