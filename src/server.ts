@@ -8,6 +8,7 @@ import { OPEN_ACCESS, roleOf, type AccessConfig } from './server/access.js';
 import { createChangeFeed } from './server/events.js';
 import { DEFAULT_LIMITS, type Limits } from './server/limits.js';
 import { Metrics } from './server/metrics.js';
+import { capacitySamples } from './modules/capacity/capacity.metrics.js';
 import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObservability, type Logger } from './server/plugins.js';
 import { CANDIDATE_ANSWER_JSON, selectsCandidates } from './modules/candidates/candidates.graphql.js';
 import { useAnswerJson } from './server/answer-json.js';
@@ -40,7 +41,7 @@ export function createServer(options: ServerOptions): Server {
   const access = options.access ?? OPEN_ACCESS;
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const feed = createChangeFeed();
-  const metrics = new Metrics(() => options.db.statements.count, { processMetrics: options.processMetrics });
+  const metrics = new Metrics(() => options.db.statements.count, { processMetrics: options.processMetrics, capacity: () => capacitySamples(options.db) });
   const yoga = createYoga<{}, Context>({
     schema: getSchema(),
     context: ({ request }) => createContext(options.db, { role: roleOf(access, request.headers.get('authorization')), feed, limits, gateway: options.gateway }),

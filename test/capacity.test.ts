@@ -77,3 +77,35 @@ for (const [name, load] of [
     });
   });
 }
+
+describe('capacity metrics', () => {
+  it('exports capacity per class and aggregate and headroom per stored flavor, as the API answers them', async () => {
+    const snapshot = demoCloud();
+    const { gql, yoga } = harness(snapshot);
+    const created = await gql(`mutation { createFlavor(input: { name: "m1.medium", vcpus: 2, memoryMb: 4096, rootGb: 20 }) { __typename } }`);
+    expect(created.data.createFlavor.__typename).toBe('FlavorPayload');
+    const scrape = async () => {
+      const text = await (await yoga.fetch('http://test/metrics')).text();
+      const samples = new Map<string, number>();
+      for (const line of text.split('\n')) if (line.startsWith('placement_gql_') && !line.startsWith('#')) samples.set(line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1)));
+      return samples;
+    };
+    let samples = await scrape();
+    const whole = expected(snapshot, () => [null]).get('null')!;
+    for (const [rc, f] of whole) {
+      expect(samples.get(`placement_gql_capacity_capacity{resource_class="${rc}"}`)).toBe(f.capacity);
+      expect(samples.get(`placement_gql_capacity_used{resource_class="${rc}"}`)).toBe(f.used);
+      expect(samples.get(`placement_gql_capacity_free{resource_class="${rc}"}`)).toBe(f.free);
+    }
+    const perAggregate = expected(snapshot, (rp) => snapshot.aggregates?.[rp] ?? []);
+    for (const [agg, classes] of perAggregate) for (const [rc, f] of classes) expect(samples.get(`placement_gql_aggregate_capacity_used{aggregate="${agg}",resource_class="${rc}"}`)).toBe(f.used);
+    const { data } = await gql(`{ flavor(name: "m1.medium") { headroom { fits atMost exact } } }`);
+    expect(data.flavor.headroom.fits).toBeGreaterThan(0);
+    expect(samples.get('placement_gql_flavor_headroom{flavor="m1.medium"}')).toBe(data.flavor.headroom.fits);
+    expect(samples.get('placement_gql_flavor_headroom_at_most{flavor="m1.medium"}')).toBe(data.flavor.headroom.atMost);
+    // A change is seen at the next scrape.
+    await gql(`mutation { deleteFlavor(input: { name: "m1.medium" }) { __typename } }`);
+    samples = await scrape();
+    expect(samples.has('placement_gql_flavor_headroom{flavor="m1.medium"}')).toBe(false);
+  });
+});

@@ -1,6 +1,7 @@
 // Prometheus metrics through prom-client, one registry per server: requests and latency per operation,
 // errors, refusals per limit, SQL statements, candidate searches (and, when asked, the process's own).
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CapacitySamples } from '../modules/capacity/capacity.metrics.js';
 
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -21,7 +22,7 @@ export class Metrics {
    * `sqlStatements` reads the database's running count of statements at each scrape; `processMetrics`
    * adds prom-client's process and Node metrics (memory, CPU, event-loop lag, open handles).
    */
-  constructor(sqlStatements: () => number = () => 0, options: { processMetrics?: boolean } = {}) {
+  constructor(sqlStatements: () => number = () => 0, options: { processMetrics?: boolean; capacity?: () => Promise<CapacitySamples> } = {}) {
     let counted = 0;
     new Counter({
       name: 'placement_gql_sql_statements_total',
@@ -34,6 +35,44 @@ export class Metrics {
       },
     });
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
+    if (options.capacity) this.capacityGauges(options.capacity);
+  }
+
+  /** Capacity, usage and flavor headroom, read from the capacity module at each scrape (it caches until the data changes). */
+  private capacityGauges(source: () => Promise<CapacitySamples>) {
+    const registers = this.registers;
+    const FIELDS = ['total', 'reserved', 'capacity', 'used', 'free'] as const;
+    const gauge = (name: string, help: string, labelNames: string[], fill: (g: Gauge, samples: CapacitySamples) => void) =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers,
+        async collect() {
+          const samples = await source();
+          this.reset();
+          fill(this, samples);
+        },
+      });
+    for (const field of FIELDS) {
+      gauge(`placement_gql_capacity_${field}`, `Sum of the inventories' ${field === 'capacity' ? 'capacity, floor((total - reserved) * allocation_ratio)' : field === 'free' ? 'capacity - used' : field}, per resource class.`, ['resource_class'], (g, s) => {
+        for (const r of s.classes) g.set({ resource_class: r.resourceClass }, r[field]);
+      });
+    }
+    for (const field of ['capacity', 'used', 'free'] as const) {
+      gauge(`placement_gql_aggregate_capacity_${field}`, `Like placement_gql_capacity_${field}, over the providers that are members of each aggregate.`, ['aggregate', 'resource_class'], (g, s) => {
+        for (const a of s.aggregates) for (const r of a.resources) g.set({ aggregate: a.aggregate, resource_class: r.resourceClass }, r[field]);
+      });
+    }
+    gauge('placement_gql_flavor_headroom', 'More servers of each stored flavor that fit together now (an image without properties).', ['flavor'], (g, s) => {
+      for (const f of s.flavors) g.set({ flavor: f.flavor }, f.fits);
+    });
+    gauge('placement_gql_flavor_headroom_at_most', 'A proven upper bound of placement_gql_flavor_headroom.', ['flavor'], (g, s) => {
+      for (const f of s.flavors) g.set({ flavor: f.flavor }, f.atMost);
+    });
+    gauge('placement_gql_flavor_headroom_exact', '1 when placement_gql_flavor_headroom is proven exact, else 0.', ['flavor'], (g, s) => {
+      for (const f of s.flavors) g.set({ flavor: f.flavor }, f.exact ? 1 : 0);
+    });
   }
 
   private operationLabel(operation: string): string {
