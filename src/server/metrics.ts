@@ -23,6 +23,8 @@ export class Metrics {
    * adds prom-client's process and Node metrics (memory, CPU, event-loop lag, open handles).
    */
   constructor(sqlStatements: () => number = () => 0, options: { processMetrics?: boolean; capacity?: () => Promise<CapacitySamples> } = {}) {
+    // Before the statement counter: a scrape's own statements are counted in that scrape.
+    if (options.capacity) this.capacityGauges(options.capacity);
     let counted = 0;
     new Counter({
       name: 'placement_gql_sql_statements_total',
@@ -35,12 +37,14 @@ export class Metrics {
       },
     });
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
-    if (options.capacity) this.capacityGauges(options.capacity);
   }
 
   /** Capacity, usage and flavor headroom, read from the capacity module at each scrape (it caches until the data changes). */
   private capacityGauges(source: () => Promise<CapacitySamples>) {
     const registers = this.registers;
+    // One read per scrape: every gauge's collect is called in the same tick.
+    let current: Promise<CapacitySamples> | null = null;
+    const once = () => (current ??= source().finally(() => (current = null)));
     const FIELDS = ['total', 'reserved', 'capacity', 'used', 'free'] as const;
     const gauge = (name: string, help: string, labelNames: string[], fill: (g: Gauge, samples: CapacitySamples) => void) =>
       new Gauge({
@@ -49,7 +53,7 @@ export class Metrics {
         labelNames,
         registers,
         async collect() {
-          const samples = await source();
+          const samples = await once();
           this.reset();
           fill(this, samples);
         },
