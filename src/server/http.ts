@@ -5,6 +5,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Limits } from './limits.js';
+import { fastLane, takesFastLane } from './fast-lane.js';
 
 export interface BodyLimited {
   (request: IncomingMessage, response: ServerResponse): unknown;
@@ -46,7 +47,10 @@ class Counter {
 
 export function nodeListener(server: BodyLimited): RequestListener {
   const max = server.limits.maxBodyBytes;
+  // yoga itself (not a bare handler): plain GraphQL POSTs take the fast lane.
+  const lane = typeof (server as any).getEnveloped === 'function' ? fastLane(server as any, max) : null;
   return (request, response) => {
+    if (lane && takesFastLane(request, max)) return lane(request, response);
     if (request.headers['content-length'] === undefined && request.method !== 'GET' && request.method !== 'HEAD') {
       let received = 0;
       const count = (chunk: Buffer) => {

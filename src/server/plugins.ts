@@ -73,9 +73,12 @@ export function useLimits(limits: Limits, metrics: Metrics): Plugin<Context> {
   };
 }
 
+/** Each request's id: set as it arrives, by the onRequest hook below or by the HTTP fast lane. */
+const requestIds = new WeakMap<object, string>();
+export const assignRequestId = (request: object, id: string) => void requestIds.set(request, id);
+
 /** A request id (x-request-id, echoed back), one JSON log line per operation, and metrics; /metrics serves them. */
 export function useObservability(db: Db, metrics: Metrics, log: Logger | null, mayReadMetrics: (request: Request) => boolean = () => true): Plugin<Context> {
-  const requestIds = new WeakMap<Request, string>();
   return {
     onRequest({ request, url, endResponse }) {
       if (url.pathname === '/metrics') {
