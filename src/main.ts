@@ -11,9 +11,9 @@ import { exportSnapshot, importSnapshot, isEmpty, SnapshotRejected } from './mod
 import { printSortedSchema } from './schema.js';
 import { configureOperatorValidators } from './catalog/extra-specs-operators.js';
 import { OSC_COMMANDS } from './cli/osc-names.js';
-import { UPSTREAM_FLAGS, UpstreamConfigError, upstreamSession } from './upstream/options.js';
+import { UPSTREAM_FLAGS, UpstreamConfigError, upstreamConcurrency, upstreamSession } from './upstream/options.js';
+import { UPSTREAM_USAGE } from './upstream/clouds.js';
 import { Gateway } from './upstream/gateway.js';
-import { concurrencyOf } from './upstream/sync.command.js';
 import { explainFailure } from './upstream/failure.js';
 
 const USAGE = `placement-gql: a GraphQL gateway over the OpenStack Placement domain
@@ -26,6 +26,10 @@ Usage:
                                   [--max-connections N] [--max-connections-per-address N] [--max-streams N] [--max-streams-per-address N]:
                                   caps on open connections and subscription streams (defaults 1000, 100, 500, 20)
                                   [--extra-specs FILE]: operators' extra-spec validators (JSON or YAML; or PLACEMENT_EXTRA_SPECS_FILE)
+                                  [upstream options] [--sync-interval S]: gateway mode, a live Placement mirrored every S seconds
+                                  (default 15) and written through to
+  placement-gql sync [--db FILE] [upstream options]
+                                  mirror a live Placement into the database once (a progress bar on a terminal)
   placement-gql import FILE [--db FILE]
                                   load a snapshot (JSON) in one transaction; a rejected file changes nothing
   placement-gql export [--db FILE] [--out FILE]
@@ -52,6 +56,8 @@ Usage:
                                   (or PLACEMENT_URL, PLACEMENT_TOKEN); each command has --help
   placement-gql schema [--check|--write]
                                   print the GraphQL schema (sorted); --check compares it with schema.graphql, --write updates it
+
+${UPSTREAM_USAGE}
 
 The database defaults to ${DEFAULT_DB_FILE}; PLACEMENT_DB or --db changes it.`;
 
@@ -145,7 +151,7 @@ async function main(argv: string[]): Promise<number> {
         if (!/^\d+(\.\d+)?$/.test(intervalText) || interval < 1) throw new UsageError(`--sync-interval must be a number of seconds, at least 1, not '${intervalText}'`);
         gateway = new Gateway(db, session, {
           interval,
-          concurrency: concurrencyOf(values),
+          concurrency: upstreamConcurrency(values),
           onSync: ({ seconds, changes, error }) => {
             if (values.quiet) return;
             if (error) console.error(`Refresh from ${session.describe()} failed after ${seconds.toFixed(1)} s; serving the mirror as it was: ${explainFailure(error) ?? error.message}`);

@@ -4,7 +4,7 @@ import { openDatabase } from '../db/client.js';
 import { Gateway } from './gateway.js';
 import { explainFailure } from './failure.js';
 import type { ReadProgress } from './placement.reader.js';
-import { upstreamSession, UpstreamConfigError } from './options.js';
+import { upstreamConcurrency, upstreamSession, UpstreamConfigError } from './options.js';
 
 export async function syncCommand({ dbFile, values }: CommandOptions): Promise<number> {
   let session;
@@ -20,7 +20,7 @@ export async function syncCommand({ dbFile, values }: CommandOptions): Promise<n
     return 1;
   }
   const db = openDatabase(dbFile);
-  const gateway = new Gateway(db, session, { concurrency: concurrencyOf(values) });
+  const gateway = new Gateway(db, session, { concurrency: upstreamConcurrency(values) });
   const started = Date.now();
   const bar = process.stderr.isTTY ? progressBar(started, () => gateway.client.requestCount) : null;
   try {
@@ -45,13 +45,6 @@ export async function syncCommand({ dbFile, values }: CommandOptions): Promise<n
     gateway.stop();
     db.close();
   }
-}
-
-export function concurrencyOf(values: CommandOptions['values']): number {
-  const text = String(values['upstream-concurrency'] ?? '8');
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n < 1 || n > 64) throw new UpstreamConfigError(`--upstream-concurrency must be a whole number from 1 to 64, not '${text}'`);
-  return n;
 }
 
 /** A one-line bar on the terminal: providers done / total, requests, rate, time left. */
