@@ -57,6 +57,13 @@ const cases: [string, string, Record<string, unknown>][] = [
     { query: 'resources=VCPU:2&limit=3' },
   ],
   [
+    'the natural selection: a provider with its parent and root',
+    `query($query: String!) { placementCandidates(query: $query) { ... on Candidates { count
+      allocationRequests { allocations { provider { uuid name parent { uuid name } root { uuid name } } resources { resourceClass amount } } }
+      providerSummaries { provider { uuid name generation parent { uuid name } root { uuid name } } resources { resourceClass capacity used } traits } } } }`,
+    { query: 'resources=VCPU:1,DISK_GB:10&resources1=SRIOV_NET_VF:1' },
+  ],
+  [
     'the structured request',
     `query($request: CandidatesRequest!) { candidates(request: $request) { ... on Candidates { count allocationRequests { mappings { suffix providers { name } } } } } }`,
     { request: { groups: [{ resources: [{ resourceClass: 'VCPU', amount: 1 }], required: ['HW_CPU_X86_AVX2'] }], limit: 5 } },
@@ -70,6 +77,9 @@ describe('candidate answers written as JSON', () => {
       const body = await served(query, variables);
       expect(JSON.parse(body).errors).toBeUndefined();
       expect(body).toBe(await executed(query, variables));
+      // Written by the plan itself, not by execution after the writer gave up.
+      const plan = planAnswer(schema, parse(query), undefined, CANDIDATE_ANSWER_JSON)!;
+      expect(await plan.run(variables, createContext(h.db))).toBe(body);
     });
   }
 

@@ -53,6 +53,8 @@ class Compiler {
   /** Values the generated code refers to by index. */
   private readonly leaves: GraphQLLeafType[] = [];
   private readonly unions: GraphQLUnionType[] = [];
+  /** Fields whose value is read from the object by a function of theirs (`answerJsonValue`), not a property. */
+  private readonly directs: ((object: unknown) => unknown)[] = [];
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -172,7 +174,15 @@ class Compiler {
     for (const s of selections) this.collect(type, s, grouped);
     const v = code.local(this.name('o'), value);
     this.fields(code, type, grouped, (field) => {
-      // Only exposed properties without arguments: their value is the property, nothing to resolve.
+      // A field may say how to read its value without I/O; undefined means not at hand (then execution answers).
+      const direct = field.extensions?.answerJsonValue;
+      if (typeof direct === 'function' && !field.args.length) {
+        const index = this.directs.push(direct as (object: unknown) => unknown) - 1;
+        const d = code.local(this.name('d'), `directs[${index}](${v})`);
+        code.statement(`if (${d} === undefined) U();`);
+        return d;
+      }
+      // Otherwise only exposed properties without arguments: their value is the property, nothing to resolve.
       const property = field.extensions?.pothosExposedField;
       if (typeof property !== 'string' || field.args.length) return unwritable();
       return `${v}[${JSON.stringify(property)}]`;
@@ -211,7 +221,7 @@ class Compiler {
     });
     code.constant('}');
     const source = `${code.declarations.join('\n')}\nreturn function answer(values, c) {\nconst out = [];\n${code.body()}\nreturn out.join("");\n};`;
-    const write = new Function('U', 'leaves', 'unions', source)(unwritable, this.leaves, this.unions) as (values: unknown[], context: unknown) => string;
+    const write = new Function('U', 'leaves', 'unions', 'directs', source)(unwritable, this.leaves, this.unions, this.directs) as (values: unknown[], context: unknown) => string;
     const { schema } = this;
     const definitions = operation.variableDefinitions ?? [];
     return {

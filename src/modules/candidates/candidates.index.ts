@@ -9,6 +9,7 @@ import type { ProviderRow } from '../providers/providers.service.js';
 import type { ProviderSummary } from './candidates.types.js';
 import * as read from './candidates.data.js';
 import type { CapacityRow, InventoryUsage } from './candidates.data.js';
+import { linkTrees } from '../providers/providers.links.js';
 
 export interface TreeCatalog {
   byId: Map<number, ProviderRow>;
@@ -183,5 +184,6 @@ export function readTrees(db: Db, roots: readonly number[] | null, traits: Map<n
     if (list) list.push(inv);
     else inventories.set(inv.providerId, [inv]);
   }
+  linkTrees(byId);
   return { byId, byRoot, inventories, traits: traits ?? read.traitsOfTrees(db, roots), summaries: new Map() };
 }

@@ -7,6 +7,7 @@ import { connectionOptions, edgeOptions, offsetConnection } from '../common/conn
 import { ResourceAmountInput } from '../common/common.graphql.js';
 import * as service from './providers.service.js';
 import type { ProviderRow } from './providers.service.js';
+import { knownParent, knownRoot } from './providers.links.js';
 
 export const ResourceProviderRef = builder.objectRef<ProviderRow>('ResourceProvider');
 
@@ -24,12 +25,14 @@ builder.node(ResourceProviderRef, {
       type: ResourceProviderRef,
       nullable: true,
       description: 'The parent provider; null for a root.',
-      resolve: (p, _args, ctx) => (p.parentId == null ? null : ctx.loaders.providers.byId.load(p.parentId)),
+      extensions: { answerJsonValue: knownParent },
+      resolve: (p, _args, ctx) => (p.parentId == null ? null : (knownParent(p) ?? ctx.loaders.providers.byId.load(p.parentId))),
     }),
     root: t.field({
       type: ResourceProviderRef,
       description: 'The root of its tree (itself for a root).',
-      resolve: async (p, _args, ctx) => (p.rootId === p.id ? p : (await ctx.loaders.providers.byId.load(p.rootId))!),
+      extensions: { answerJsonValue: knownRoot },
+      resolve: async (p, _args, ctx) => (p.rootId === p.id ? p : (knownRoot(p) ?? (await ctx.loaders.providers.byId.load(p.rootId))!)),
     }),
     isRoot: t.boolean({ description: 'Whether it is the root of its tree.', resolve: (p) => p.rootId === p.id }),
     children: t.field({
