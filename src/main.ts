@@ -30,8 +30,9 @@ Usage:
                                   (default 15) and written through to
   placement-gql sync [--db FILE] [upstream options]
                                   mirror a live Placement into the database once (a progress bar on a terminal)
-  placement-gql import FILE [--db FILE]
-                                  load a snapshot (JSON) in one transaction; a rejected file changes nothing
+  placement-gql import FILE [--db FILE] [--replace]
+                                  load a snapshot (JSON) in one transaction; a rejected file changes nothing;
+                                  --replace: the snapshot replaces the database's whole content (same transaction)
   placement-gql export [--db FILE] [--out FILE]
                                   write the database as a snapshot (JSON) to stdout or FILE
   placement-gql backup FILE [--db FILE]
@@ -107,6 +108,7 @@ async function main(argv: string[]): Promise<number> {
       write: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       'metrics-open': { type: 'boolean' },
+      replace: { type: 'boolean' },
       'max-connections': { type: 'string' },
       'max-connections-per-address': { type: 'string' },
       'max-streams': { type: 'string' },
@@ -192,8 +194,8 @@ async function main(argv: string[]): Promise<number> {
       if (!file) throw new UsageError('import needs a FILE');
       const db = openDatabase(dbFile);
       try {
-        const summary = importSnapshot(db, JSON.parse(readFileSync(file, 'utf8')));
-        console.log(`Imported ${file} into ${dbFile}: ${JSON.stringify(summary)}`);
+        const summary = importSnapshot(db, JSON.parse(readFileSync(file, 'utf8')), { replace: values.replace });
+        console.log(`${values.replace ? 'Replaced the content of' : 'Imported'} ${file} into ${dbFile}: ${JSON.stringify(summary)}`);
         return 0;
       } catch (error) {
         if (error instanceof SnapshotRejected) {

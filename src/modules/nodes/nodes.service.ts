@@ -462,3 +462,51 @@ export function syncNodeTraits(db: Db, nodeIdents?: readonly string[] | null): N
   const nodes = nodeIdents ? nodeIdents.map((n, k) => requireNode(db, n, `nodes.${k}`)) : nodeTraitDrift(db).map((d) => d.node);
   return nodes.filter((node) => syncProviderTraits(db, node));
 }
+
+const PROVISION_STATES: readonly ProvisionState[] = ['enroll', 'manageable', 'available', 'active'];
+
+export interface RestoredNode {
+  uuid: string;
+  name: string | null;
+  resourceClass: string;
+  provisionState: string;
+  instanceUuid: string | null;
+  instanceTraits: string[];
+  traits: string[];
+}
+
+/**
+ * Adds a node as a snapshot recorded it, for its provider that exists already (the snapshot brings
+ * the provider's inventory, traits and allocations as they were): nothing is synced or bumped.
+ */
+export function restoreNode(db: Db, providerId: number, node: RestoredNode) {
+  const issues = [...nodeNameIssues(node.name), ...traitIssues(node.traits, 'traits'), ...traitIssues(node.instanceTraits, 'instance_traits')];
+  if (node.resourceClass.length === 0 || node.resourceClass.length > MAX_RESOURCE_CLASS_LENGTH) issues.push({ path: 'resource_class', message: `must have 1 to ${MAX_RESOURCE_CLASS_LENGTH} characters` });
+  if (!PROVISION_STATES.includes(node.provisionState as ProvisionState)) issues.push({ path: 'provision_state', message: `must be one of ${PROVISION_STATES.join(', ')}` });
+  if ((node.provisionState === 'active') !== (node.instanceUuid != null)) issues.push({ path: 'instance_uuid', message: 'a node has an instance exactly when it is active' });
+  if (node.traits.length > MAX_TRAITS_PER_NODE) issues.push({ path: 'traits', message: `a node may have at most ${MAX_TRAITS_PER_NODE} traits` });
+  if (issues.length) throw new InvalidInput(issues);
+  if (node.name != null && get(db, 'SELECT 1 FROM baremetal_nodes WHERE name = ?', node.name)) throw new DuplicateName('name', node.name, `A bare-metal node named ${node.name} already exists.`);
+  const { lastInsertRowid } = run(
+    db,
+    'INSERT INTO baremetal_nodes (uuid, name, resource_class, provision_state, instance_uuid, instance_traits, resource_provider_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    node.uuid,
+    node.name,
+    node.resourceClass,
+    node.provisionState,
+    node.instanceUuid,
+    JSON.stringify(node.instanceTraits),
+    providerId,
+  );
+  run(db, 'INSERT INTO node_traits (node_id, trait) SELECT DISTINCT ?, value FROM json_each(?)', Number(lastInsertRowid), list(node.traits));
+}
+
+/** Every node as restoreNode takes it, in creation order. */
+export function nodesForSnapshot(db: Db): RestoredNode[] {
+  const traits = new Map<number, string[]>();
+  for (const r of all<{ nodeId: number; trait: string }>(db, 'SELECT node_id AS nodeId, trait FROM node_traits ORDER BY node_id, trait')) traits.set(r.nodeId, [...(traits.get(r.nodeId) ?? []), r.trait]);
+  return all<any>(db, `SELECT ${NODE_COLUMNS} FROM baremetal_nodes n ORDER BY n.id`).map((row) => {
+    const n = toNode(row);
+    return { uuid: n.uuid, name: n.name, resourceClass: n.resourceClass, provisionState: n.provisionState, instanceUuid: n.instanceUuid, instanceTraits: n.instanceTraits, traits: traits.get(n.id) ?? [] };
+  });
+}

@@ -1,10 +1,14 @@
-// Snapshots: the whole Placement data set as one JSON object (the oracle's scenario shape).
-// Import checks everything first and lists every problem; then writes in one transaction.
+// Snapshots: the whole database as one JSON object (the oracle's scenario shape, plus generations,
+// flavors, images and bare-metal nodes). Import checks everything first and lists every problem,
+// then writes in one transaction; with replace, the old content is removed in the same transaction.
 import type { Db } from '../../db/client.js';
 import { all, get, run } from '../../db/sql.js';
 import { isStandardResourceClass, isStandardTrait } from '../../catalog/index.js';
 import { canonicalUuid, customNameProblem, isConsumerType } from '../../rules/names.js';
-import type { Issue } from '../common/errors.js';
+import { DomainError, InvalidInput, type Issue } from '../common/errors.js';
+import { createFlavor, extraSpecsOfFlavors } from '../flavors/flavors.service.js';
+import { createImage, propertiesOfImages } from '../images/images.service.js';
+import { nodesForSnapshot, restoreNode, type RestoredNode } from '../nodes/nodes.service.js';
 import { capacityOf, fitsUnits } from '../../rules/capacity.js';
 import { inventoryIssues, upsertInventory, withDefaults, type InventoryFields } from '../inventories/inventories.service.js';
 import { MAX_PROVIDER_NAME_LENGTH } from '../providers/providers.service.js';
@@ -13,15 +17,45 @@ import { ensureCustomTraits } from '../traits/traits.service.js';
 
 type InventorySpec = number | Partial<{ total: number; reserved: number; min_unit: number; max_unit: number; step_size: number; allocation_ratio: number }>;
 
+export interface SnapshotFlavor {
+  name: string;
+  vcpus: number;
+  memory_mb: number;
+  root_gb: number;
+  ephemeral_gb?: number;
+  swap_mb?: number;
+  is_public?: boolean;
+  extra_specs?: Record<string, string>;
+}
+
+export interface SnapshotImage {
+  uuid: string;
+  name: string;
+  properties?: Record<string, string>;
+}
+
+export interface SnapshotNode {
+  uuid: string;
+  name?: string | null;
+  resource_class: string;
+  provision_state: string;
+  instance_uuid?: string | null;
+  instance_traits?: string[];
+  traits?: string[];
+}
+
 export interface Snapshot {
-  providers?: { uuid: string; name?: string; parent?: string | null }[];
+  providers?: { uuid: string; name?: string; parent?: string | null; generation?: number }[];
   inventories?: Record<string, Record<string, InventorySpec>>;
   traits?: Record<string, string[]>;
   aggregates?: Record<string, string[]>;
   allocations?: Record<string, Record<string, Record<string, number>>>;
-  consumers?: Record<string, { project_id?: string; user_id?: string; consumer_type?: string }>;
+  consumers?: Record<string, { project_id?: string; user_id?: string; consumer_type?: string; generation?: number }>;
   resource_classes?: string[];
   custom_traits?: string[];
+  flavors?: SnapshotFlavor[];
+  images?: SnapshotImage[];
+  baremetal_nodes?: SnapshotNode[];
 }
 
 export const DEFAULT_PROJECT_ID = '11111111-1111-1111-1111-111111111111';
@@ -52,8 +86,41 @@ function inventoryFields(spec: InventorySpec): InventoryFields {
   });
 }
 
-/** Adds a snapshot to the database: all of it, or nothing with every problem listed. */
-export function importSnapshot(db: Db, snapshot: unknown) {
+/** What the database holds besides the catalog's standard names, children before parents. */
+const DATA_TABLES = [
+  'allocations',
+  'consumers',
+  'provider_config_inventories',
+  'provider_config_traits',
+  'node_traits',
+  'baremetal_nodes',
+  'provider_traits',
+  'provider_aggregates',
+  'inventories',
+  'aggregates',
+  'resource_providers',
+  'flavor_extra_specs',
+  'flavors',
+  'image_properties',
+  'images',
+];
+
+/**
+ * Adds a snapshot to the database: all of it, or nothing with every problem listed. With replace,
+ * the database's content is removed first in the same transaction, so readers see either the old
+ * content or the new, and a rejected snapshot leaves the old one in place.
+ */
+export function importSnapshot(db: Db, snapshot: unknown, options: { replace?: boolean } = {}) {
+  if (!options.replace) return addSnapshot(db, snapshot);
+  return db.transaction(() => {
+    for (const table of DATA_TABLES) run(db, `DELETE FROM ${table}`);
+    run(db, 'DELETE FROM traits WHERE standard = 0');
+    run(db, 'DELETE FROM resource_classes WHERE standard = 0');
+    return addSnapshot(db, snapshot);
+  });
+}
+
+function addSnapshot(db: Db, snapshot: unknown) {
   const problems: Issue[] = [];
   const problem = (path: string, message: string) => problems.push({ path, message });
   if (!isObject(snapshot)) throw new SnapshotRejected([{ path: '', message: 'a snapshot is a JSON object' }]);
@@ -75,11 +142,17 @@ export function importSnapshot(db: Db, snapshot: unknown) {
   const consumers = section<NonNullable<Snapshot['consumers']>>('consumers', 'object') ?? {};
   const extraClasses = section<string[]>('resource_classes', 'array') ?? [];
   const extraTraits = section<string[]>('custom_traits', 'array') ?? [];
+  const flavors = section<SnapshotFlavor[]>('flavors', 'array') ?? [];
+  const images = section<SnapshotImage[]>('images', 'array') ?? [];
+  const nodes = section<SnapshotNode[]>('baremetal_nodes', 'array') ?? [];
+  const generation = (value: unknown, path: string) => {
+    if (value !== undefined && (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 2147483647)) problem(path, `a generation is an integer from 0 to 2147483647 (got ${JSON.stringify(value)})`);
+  };
 
   // Providers: uuids, names, parents; existing rows count as taken.
   const existingUuids = new Set(all<{ uuid: string }>(db, 'SELECT uuid FROM resource_providers').map((r) => r.uuid));
   const existingNames = new Set(all<{ name: string }>(db, 'SELECT name FROM resource_providers').map((r) => r.name));
-  const byUuid = new Map<string, { uuid: string; name: string; parent: string | null; index: number }>();
+  const byUuid = new Map<string, { uuid: string; name: string; parent: string | null; index: number; generation: number }>();
   const names = new Set<string>();
   providers.forEach((p, i) => {
     const path = `providers.${i}`;
@@ -93,7 +166,8 @@ export function importSnapshot(db: Db, snapshot: unknown) {
     names.add(name);
     const parent = p.parent == null ? null : typeof p.parent === 'string' ? canonicalUuid(p.parent) : null;
     if (p.parent != null && !parent) problem(`${path}.parent`, `must be a uuid or null (got ${JSON.stringify(p.parent)})`);
-    byUuid.set(uuid, { uuid, name, parent, index: i });
+    generation(p.generation, `${path}.generation`);
+    byUuid.set(uuid, { uuid, name, parent, index: i, generation: p.generation ?? 0 });
   });
   const existingProviders = new Map(all<{ uuid: string; id: number; rootId: number }>(db, 'SELECT uuid, id, root_id AS rootId FROM resource_providers').map((r) => [r.uuid, r]));
   // Parents must exist, without cycles; order parents first.
@@ -222,8 +296,11 @@ export function importSnapshot(db: Db, snapshot: unknown) {
   }
   for (const [key, used] of usage) {
     const [uuid, rc] = key.split('/');
-    const capacity = capacityOf(inventoryOf.get(uuid)!.get(rc)!);
-    if (used > capacity) problem(`allocations`, `allocations of ${rc} on provider ${uuid} add up to ${used}, above its capacity ${capacity}`);
+    const inventory = inventoryOf.get(uuid)!.get(rc)!;
+    const capacity = capacityOf(inventory);
+    // Usage above capacity because of `reserved` is a state Placement holds: a bare-metal node's unit
+    // is reserved while its instance holds it, and reserved may be raised under running consumers.
+    if (used > capacity && used > capacityOf({ ...inventory, reserved: 0 })) problem(`allocations`, `allocations of ${rc} on provider ${uuid} add up to ${used}, above its capacity ${capacity}`);
   }
   for (const [rawConsumer, meta] of Object.entries(consumers)) {
     const path = `consumers.${rawConsumer}`;
@@ -233,8 +310,40 @@ export function importSnapshot(db: Db, snapshot: unknown) {
         if (meta[key] !== undefined && (typeof meta[key] !== 'string' || meta[key] === '')) problem(`${path}.${key}`, 'must be a non-empty string');
       }
       if (typeof meta.consumer_type === 'string' && !isConsumerType(meta.consumer_type)) problem(`${path}.consumer_type`, 'must match ^[A-Z0-9_]+$ and be at most 255 characters');
+      generation(meta.generation, `${path}.generation`);
     }
   }
+  const stringMap = (value: unknown, path: string) => {
+    if (value !== undefined && (!isObject(value) || Object.values(value).some((v) => typeof v !== 'string'))) problem(path, 'must be an object of strings {key: value}');
+  };
+  flavors.forEach((f, i) => {
+    if (!isObject(f)) return problem(`flavors.${i}`, 'must be an object {name, vcpus, memory_mb, root_gb, ephemeral_gb, swap_mb, is_public, extra_specs}');
+    if (typeof f.name !== 'string') problem(`flavors.${i}.name`, 'must be a string');
+    for (const key of ['vcpus', 'memory_mb', 'root_gb', 'ephemeral_gb', 'swap_mb'] as const) {
+      if ((f[key] !== undefined || key === 'vcpus' || key === 'memory_mb') && !Number.isInteger(f[key])) problem(`flavors.${i}.${key}`, 'must be an integer');
+    }
+    if (f.is_public !== undefined && typeof f.is_public !== 'boolean') problem(`flavors.${i}.is_public`, 'must be true or false');
+    stringMap(f.extra_specs, `flavors.${i}.extra_specs`);
+  });
+  images.forEach((image, i) => {
+    if (!isObject(image)) return problem(`images.${i}`, 'must be an object {uuid, name, properties}');
+    if (typeof image.uuid !== 'string' || !canonicalUuid(image.uuid)) problem(`images.${i}.uuid`, `must be a uuid (got ${JSON.stringify(image.uuid)})`);
+    if (typeof image.name !== 'string') problem(`images.${i}.name`, 'must be a string');
+    stringMap(image.properties, `images.${i}.properties`);
+  });
+  nodes.forEach((node, i) => {
+    const path = `baremetal_nodes.${i}`;
+    if (!isObject(node)) return problem(path, 'must be an object {uuid, name, resource_class, provision_state, instance_uuid, instance_traits, traits}');
+    const uuid = typeof node.uuid === 'string' ? canonicalUuid(node.uuid) : null;
+    if (!uuid) problem(`${path}.uuid`, `must be a uuid (got ${JSON.stringify(node.uuid)})`);
+    else if (!byUuid.has(uuid)) problem(`${path}.uuid`, `a node's provider (same uuid) must be in providers: ${uuid} is not`);
+    if (node.name != null && typeof node.name !== 'string') problem(`${path}.name`, 'must be a string or null');
+    for (const key of ['resource_class', 'provision_state'] as const) if (typeof node[key] !== 'string') problem(`${path}.${key}`, 'must be a string');
+    if (node.instance_uuid != null && !(typeof node.instance_uuid === 'string' && canonicalUuid(node.instance_uuid))) problem(`${path}.instance_uuid`, 'must be a uuid or null');
+    for (const key of ['traits', 'instance_traits'] as const) {
+      if (node[key] !== undefined && !(Array.isArray(node[key]) && node[key].every((t: unknown) => typeof t === 'string'))) problem(`${path}.${key}`, 'must be a list of trait names');
+    }
+  });
   if (problems.length > 0) throw new SnapshotRejected(problems);
 
   return db.transaction(() => {
@@ -248,6 +357,7 @@ export function importSnapshot(db: Db, snapshot: unknown) {
       const parent = p.parent ? ids.get(p.parent)! : null;
       const id = Number(run(db, 'INSERT INTO resource_providers (uuid, name, parent_id, root_id) VALUES (?, ?, ?, ?)', uuid, p.name, parent?.id ?? null, parent?.rootId ?? null).lastInsertRowid);
       if (!parent) run(db, 'UPDATE resource_providers SET root_id = id WHERE id = ?', id);
+      if (p.generation) run(db, 'UPDATE resource_providers SET generation = ? WHERE id = ?', p.generation, id);
       ids.set(uuid, { id, rootId: parent?.rootId ?? id });
     }
     for (const [uuid, records] of inventoryOf) {
@@ -273,8 +383,15 @@ export function importSnapshot(db: Db, snapshot: unknown) {
       const uuid = canonicalUuid(rawConsumer)!;
       const meta = consumers[rawConsumer] ?? consumers[uuid] ?? {};
       const consumerId = Number(
-        run(db, 'INSERT INTO consumers (uuid, project_id, user_id, consumer_type, generation) VALUES (?, ?, ?, ?, 1)', uuid, meta.project_id ?? DEFAULT_PROJECT_ID, meta.user_id ?? DEFAULT_USER_ID, meta.consumer_type ?? 'INSTANCE')
-          .lastInsertRowid,
+        run(
+          db,
+          'INSERT INTO consumers (uuid, project_id, user_id, consumer_type, generation) VALUES (?, ?, ?, ?, ?)',
+          uuid,
+          meta.project_id ?? DEFAULT_PROJECT_ID,
+          meta.user_id ?? DEFAULT_USER_ID,
+          meta.consumer_type ?? 'INSTANCE',
+          meta.generation ?? 1,
+        ).lastInsertRowid,
       );
       consumerCount++;
       for (const [rawProvider, amounts] of Object.entries(byProvider)) {
@@ -284,15 +401,58 @@ export function importSnapshot(db: Db, snapshot: unknown) {
         }
       }
     }
-    return { providers: ordered.length, consumers: consumerCount, resourceClasses: newClasses.size, traits: newTraits.size };
+    // Flavors, images and nodes go through their own modules' rules; what they refuse is listed
+    // with the others, and the transaction then writes nothing.
+    const late: Issue[] = [];
+    const attempt = (path: string, write: () => unknown) => {
+      try {
+        write();
+      } catch (error) {
+        if (error instanceof InvalidInput) late.push(...error.issues.map((i) => ({ path: `${path}.${i.path}`, message: i.message })));
+        else if (error instanceof DomainError) late.push({ path, message: error.message });
+        else throw error;
+      }
+    };
+    flavors.forEach((f, i) =>
+      attempt(`flavors.${i}`, () =>
+        createFlavor(db, {
+          name: f.name,
+          vcpus: f.vcpus,
+          memoryMb: f.memory_mb,
+          rootGb: f.root_gb ?? 0,
+          ephemeralGb: f.ephemeral_gb,
+          swapMb: f.swap_mb,
+          isPublic: f.is_public,
+          extraSpecs: Object.entries(f.extra_specs ?? {}).map(([key, value]) => ({ key, value })),
+          // Checked when they were set, perhaps against operators' validators not loaded here.
+          validation: 'OFF',
+        }),
+      ),
+    );
+    images.forEach((image, i) => attempt(`images.${i}`, () => createImage(db, { uuid: canonicalUuid(image.uuid), name: image.name, properties: Object.entries(image.properties ?? {}).map(([key, value]) => ({ key, value })) })));
+    nodes.forEach((node, i) => {
+      const uuid = canonicalUuid(node.uuid)!;
+      const restored: RestoredNode = {
+        uuid,
+        name: node.name ?? null,
+        resourceClass: node.resource_class,
+        provisionState: node.provision_state,
+        instanceUuid: node.instance_uuid == null ? null : canonicalUuid(node.instance_uuid),
+        instanceTraits: node.instance_traits ?? [],
+        traits: node.traits ?? [],
+      };
+      attempt(`baremetal_nodes.${i}`, () => restoreNode(db, ids.get(uuid)!.id, restored));
+    });
+    if (late.length) throw new SnapshotRejected(late);
+    return { providers: ordered.length, consumers: consumerCount, resourceClasses: newClasses.size, traits: newTraits.size, flavors: flavors.length, images: images.length, baremetalNodes: nodes.length };
   });
 }
 
 /** The whole database as a snapshot; importing it into an empty database gives back the same data. */
 export function exportSnapshot(db: Db): Required<Omit<Snapshot, 'consumers'>> & { format: string; consumers: NonNullable<Snapshot['consumers']> } {
-  const providers = all<{ uuid: string; name: string; parent: string | null }>(
+  const providers = all<{ uuid: string; name: string; parent: string | null; generation: number }>(
     db,
-    'SELECT rp.uuid, rp.name, p.uuid AS parent FROM resource_providers rp LEFT JOIN resource_providers p ON p.id = rp.parent_id ORDER BY rp.id',
+    'SELECT rp.uuid, rp.name, p.uuid AS parent, rp.generation FROM resource_providers rp LEFT JOIN resource_providers p ON p.id = rp.parent_id ORDER BY rp.id',
   );
   const inventories: NonNullable<Snapshot['inventories']> = {};
   for (const r of all<any>(
@@ -320,9 +480,29 @@ export function exportSnapshot(db: Db): Required<Omit<Snapshot, 'consumers'>> & 
     ((allocations[r.consumer] ??= {})[r.provider] ??= {})[r.rc] = r.used;
   }
   const consumers: NonNullable<Snapshot['consumers']> = {};
-  for (const c of all<{ uuid: string; project_id: string; user_id: string; consumer_type: string }>(db, 'SELECT uuid, project_id, user_id, consumer_type FROM consumers ORDER BY id')) {
-    consumers[c.uuid] = { project_id: c.project_id, user_id: c.user_id, consumer_type: c.consumer_type };
+  for (const c of all<{ uuid: string; project_id: string; user_id: string; consumer_type: string; generation: number }>(db, 'SELECT uuid, project_id, user_id, consumer_type, generation FROM consumers ORDER BY id')) {
+    consumers[c.uuid] = { project_id: c.project_id, user_id: c.user_id, consumer_type: c.consumer_type, generation: c.generation };
   }
+  const flavorRows = all<{ id: number; name: string; vcpus: number; memory_mb: number; root_gb: number; ephemeral_gb: number; swap_mb: number; is_public: number }>(
+    db,
+    'SELECT id, name, vcpus, memory_mb, root_gb, ephemeral_gb, swap_mb, is_public FROM flavors ORDER BY id',
+  );
+  const specs = new Map<number, Record<string, string>>();
+  for (const r of extraSpecsOfFlavors(db, flavorRows.map((f) => f.id))) (specs.get(r.flavorId) ?? specs.set(r.flavorId, {}).get(r.flavorId)!)[r.key] = r.value;
+  const flavors = flavorRows.map(({ id, is_public, ...f }) => ({ ...f, is_public: is_public === 1, extra_specs: specs.get(id) ?? {} }));
+  const imageRows = all<{ id: number; uuid: string; name: string }>(db, 'SELECT id, uuid, name FROM images ORDER BY id');
+  const properties = new Map<number, Record<string, string>>();
+  for (const r of propertiesOfImages(db, imageRows.map((i) => i.id))) (properties.get(r.imageId) ?? properties.set(r.imageId, {}).get(r.imageId)!)[r.key] = r.value;
+  const images = imageRows.map(({ id, ...image }) => ({ ...image, properties: properties.get(id) ?? {} }));
+  const baremetalNodes = nodesForSnapshot(db).map((n) => ({
+    uuid: n.uuid,
+    name: n.name,
+    resource_class: n.resourceClass,
+    provision_state: n.provisionState,
+    instance_uuid: n.instanceUuid,
+    instance_traits: n.instanceTraits,
+    traits: n.traits,
+  }));
   return {
     format: 'placement-oracle-scenario/1',
     providers,
@@ -333,5 +513,8 @@ export function exportSnapshot(db: Db): Required<Omit<Snapshot, 'consumers'>> & 
     consumers,
     resource_classes: all<{ name: string }>(db, 'SELECT name FROM resource_classes WHERE standard = 0 ORDER BY id').map((r) => r.name),
     custom_traits: all<{ name: string }>(db, 'SELECT name FROM traits WHERE standard = 0 ORDER BY name').map((r) => r.name),
+    flavors,
+    images,
+    baremetal_nodes: baremetalNodes,
   };
 }
