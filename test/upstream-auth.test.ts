@@ -106,6 +106,23 @@ describe('resolveUpstreamOptions', () => {
     );
   });
 
+  it('with requireFlag, the environment alone selects nothing: --upstream or --os-cloud must ask (envvars names OS_*)', async () => {
+    const where = { ...places(), requireFlag: true };
+    write(where.cwd, 'clouds.yaml', cloudsYaml('http://cloud:5000'));
+    const env = { OS_CLOUD: 'prod', OS_AUTH_URL: 'http://env:5000', OS_USERNAME: 'admin', OS_PASSWORD: PASSWORD, OS_PROJECT_NAME: 'admin' };
+    expect(resolve({}, env, where)).toBeNull();
+    expect(resolve({}, { ...env, OS_CLOUD: '' }, where)).toBeNull();
+    const named = resolve({ 'os-cloud': 'envvars' }, env, where)!;
+    const filled = resolve({ upstream: 'http://127.0.0.1:8778' }, env, where)!;
+    close(named);
+    close(filled);
+    expect(named.describe()).toMatch(/^Keystone http:\/\/env:5000\/v3 as user admin /);
+    // --upstream without a token: OS_CLOUD fills in the Keystone credentials.
+    expect(filled.describe()).toMatch(/^Keystone http:\/\/cloud:5000\/v3 as user admin .*placement at http:\/\/127.0.0.1:8778\)$/);
+    expect(configError(() => resolve({ 'os-cloud': 'envvars' }, {}, where)).message).toBe('--os-cloud envvars names the OS_* variables, but OS_AUTH_URL and the credentials are not set');
+    expect(configError(() => resolve({ 'upstream-cacert': 'x.pem' }, env, where)).message).toBe('--upstream-cacert needs an upstream: --upstream URL or --os-cloud NAME');
+  });
+
   it('--upstream URL with OS_TOKEN: the token from the environment (kept off the command line)', async () => {
     const session = resolve({ upstream: 'http://p:8778' }, { OS_TOKEN: 'env-token' }, places())!;
     expect(await session.token()).toBe('env-token');

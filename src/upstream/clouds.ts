@@ -48,6 +48,12 @@ export interface UpstreamLookup {
   home: string;
   /** The site directory (default /etc/openstack). */
   siteDir?: string;
+  /**
+   * Only --upstream or --os-cloud select an upstream; OS_CLOUD and the OS_* variables then only fill
+   * in (so `serve` stays standalone in a shell where an openrc file was sourced). `--os-cloud envvars`
+   * names the OS_* variables, as in openstacksdk.
+   */
+  requireFlag?: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -353,7 +359,17 @@ export function resolveUpstreamOptions(flags: UpstreamFlags, env: Env, where: Up
     const tls = tlsOf(null, null, flags['upstream-cacert'], where);
     return fixedTokenSession(checkUrl(flags.upstream, '--upstream'), flags['upstream-token']!, tls);
   }
+  if (where.requireFlag && !flags.upstream && !text(flags['os-cloud'])) {
+    if (flags['upstream-cacert'] !== undefined) throw new UpstreamConfigError('--upstream-cacert needs an upstream: --upstream URL or --os-cloud NAME');
+    return null;
+  }
   if (cloudName) {
+    // openstacksdk's name for the cloud the OS_* variables describe.
+    if (cloudName === (text(env.OS_CLOUD_NAME) ?? 'envvars')) {
+      const fromEnv = envSettings(env);
+      if (!fromEnv) throw new UpstreamConfigError(`${cloudSetting} ${cloudName} names the OS_* variables, but OS_AUTH_URL and the credentials are not set`);
+      return sessionFrom(fromEnv, ENV_ORIGIN, flags, env, where);
+    }
     const { settings, origin } = cloudSettings(cloudName, env, where);
     return sessionFrom(settings, { ...origin, label: `${origin.label}, named by ${cloudSetting}` }, flags, env, where);
   }
