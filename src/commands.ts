@@ -1,11 +1,5 @@
 // Commands of the later domains (apply-config, docs), each in its module.
-export interface CommandOptions {
-  dbFile: string;
-  positionals: string[];
-  values: Record<string, string | boolean | undefined>;
-}
-
-type Command = (options: CommandOptions) => Promise<number> | number;
+import type { Command, CommandOptions } from './command.js';
 
 const commands: Record<string, () => Promise<Command>> = {
   'apply-config': async () => (await import('./modules/provider-config/provider-config.command.js')).applyConfigCommand,

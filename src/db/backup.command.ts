@@ -1,5 +1,5 @@
 // placement-gql backup FILE / restore FILE.
-import type { CommandOptions } from '../commands.js';
+import type { CommandOptions } from '../command.js';
 import { BackupError, backupDatabase, restoreDatabase } from './backup.js';
 
 export function backupCommand(restore: boolean) {

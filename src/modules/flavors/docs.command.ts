@@ -2,7 +2,7 @@
 // as the validator spec proposes (a reference of every validator, and Glance metadata definitions).
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CommandOptions } from '../../commands.js';
+import type { CommandOptions } from '../../command.js';
 import { EXTRA_SPECS_SOURCE, extraSpecRegistry, type ExtraSpecValidator } from '../../catalog/extra-specs.js';
 import { pythonFullmatch } from '../../rules/python.js';
 import { configureOperatorValidators } from '../../catalog/extra-specs-operators.js';

@@ -1,7 +1,7 @@
 // Tables of bare-metal nodes: the node (Ironic's view) and its traits, the source of truth for its provider's traits.
 import { sql } from 'drizzle-orm';
 import { sqliteTable, integer, text, index, primaryKey } from 'drizzle-orm/sqlite-core';
-import { resourceProviders } from '../../db/schema.js';
+import { resourceProviders } from '../../db/placement.tables.js';
 
 export const baremetalNodes = sqliteTable(
   'baremetal_nodes',

@@ -1,7 +1,7 @@
 // placement-gql apply-config DIR [--dry-run] [--db FILE]: Nova's provider_config directory, applied as a plan.
 import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import type { CommandOptions } from '../../commands.js';
+import type { CommandOptions } from '../../command.js';
 import { openDatabase } from '../../db/client.js';
 import type { InventoryFields } from '../inventories/inventories.service.js';
 import { codePointOrder } from '../../rules/python.js';

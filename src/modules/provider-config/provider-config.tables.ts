@@ -2,7 +2,7 @@
 // Resource classes and traits by name: a record only holds while the provider still has what it names.
 import { sql } from 'drizzle-orm';
 import { sqliteTable, integer, text, real, primaryKey } from 'drizzle-orm/sqlite-core';
-import { resourceProviders } from '../../db/schema.js';
+import { resourceProviders } from '../../db/placement.tables.js';
 
 /**
  * An inventory written by a provider-config document, with the values written: when the provider's

@@ -1,0 +1,9 @@
+// What a command of the command line receives and returns (commands.ts runs them by name).
+export interface CommandOptions {
+  dbFile: string;
+  positionals: string[];
+  values: Record<string, string | boolean | undefined>;
+}
+
+/** A command: its exit status. */
+export type Command = (options: CommandOptions) => Promise<number> | number;

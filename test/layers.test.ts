@@ -1,0 +1,69 @@
+// The layering ARCHITECTURE.md states, checked on the import statements of src/: no import cycles,
+// and domain code (rules, services, stores, tables, catalogs) that imports no GraphQL, no Pothos,
+// no server and no command line. And a refusal of the domain reaches clients as it always has.
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/client.js';
+import { createServer } from '../src/server.js';
+import { tempDbFile } from './helpers.js';
+import { cycles, readImportGraph } from './import-graph.js';
+
+/** The layers above the domain, by file name; every other file of src/ is domain code. */
+const LAYERS: Record<string, RegExp[]> = {
+  graphql: [/^src\/(builder|schema|context|loaders)\.ts$/, /\.graphql\.ts$/, /\.loaders\.ts$/, /^src\/modules\/index\.ts$/, /^src\/modules\/common\/(connection|mutation|query-error)\.ts$/],
+  server: [/^src\/server\.ts$/, /^src\/server\//],
+  cli: [/^src\/(main|commands|command)\.ts$/, /\.command\.ts$/, /^src\/cli\//],
+};
+const layerOf = (file: string) => Object.keys(LAYERS).find((layer) => LAYERS[layer].some((pattern) => pattern.test(file))) ?? 'domain';
+/** Packages of the GraphQL and server layers. */
+const GRAPHQL_PACKAGES = /^(graphql|graphql-yoga|graphql-jit|@pothos\/.*|@envelop\/.*|@graphql-yoga\/.*|@escape\.tech\/graphql-armor.*)$/;
+
+const graph = readImportGraph();
+
+describe('import rules', () => {
+  it('reads the imports of every file', () => {
+    expect(graph.files.get('src/server.ts')).toContain('src/schema.ts');
+    expect(graph.packages.get('src/builder.ts')).toContain('@pothos/core');
+    expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
+    expect(layerOf('src/modules/providers/providers.service.ts')).toBe('domain');
+    expect(layerOf('src/modules/providers/providers.graphql.ts')).toBe('graphql');
+  });
+
+  it('has no import cycle among the files of src/', () => {
+    expect(cycles(graph.files)).toEqual([]);
+  });
+
+  it('keeps GraphQL, Pothos, the server and the command line out of domain code', () => {
+    const breaches: string[] = [];
+    for (const [file, targets] of graph.files) {
+      if (layerOf(file) !== 'domain') continue;
+      for (const target of targets) if (layerOf(target) !== 'domain') breaches.push(`${file} imports ${target} (${layerOf(target)} layer)`);
+      for (const name of graph.packages.get(file) ?? []) if (GRAPHQL_PACKAGES.test(name)) breaches.push(`${file} imports ${name}`);
+    }
+    expect(breaches).toEqual([]);
+  });
+});
+
+describe('domain refusals', () => {
+  // Services throw RequestRefused (no GraphQL); the GraphQL layer reports it as Placement's 400, masked or not.
+  for (const maskErrors of [true, false]) {
+    it(`reach the client as BAD_REQUEST with the status (error masking ${maskErrors ? 'on' : 'off'})`, async () => {
+      const yoga = createServer({ db: openDatabase(tempDbFile()), maskErrors });
+      const response = await yoga.fetch('http://test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ resourceProviders(filter: {required: ["CUSTOM_NOPE"]}) { totalCount } }' }),
+      });
+      expect(await response.json()).toEqual({
+        data: null,
+        errors: [
+          {
+            message: 'Invalid trait(s) in "required" parameter: No such trait(s): CUSTOM_NOPE.',
+            locations: [{ line: 1, column: 3 }],
+            path: ['resourceProviders'],
+            extensions: { code: 'BAD_REQUEST', status: 400 },
+          },
+        ],
+      });
+    });
+  }
+});
