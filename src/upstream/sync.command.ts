@@ -1,5 +1,5 @@
 // placement-gql sync: one full mirror of a live Placement into the SQLite file.
-import type { CommandOptions } from '../commands.js';
+import type { CommandOptions } from '../command.js';
 import { openDatabase } from '../db/client.js';
 import { Gateway } from './gateway.js';
 import { explainFailure } from './failure.js';
