@@ -177,6 +177,7 @@ async function main(argv: string[]): Promise<number> {
       if (session) console.log(`Gateway mode: mirroring Placement at ${session.describe()} into ${dbFile} every ${gateway!.interval} s; writes go to Placement first.`);
       console.log(`placement-gql serving ${dbFile} (${access.tokens.size ? `${access.tokens.size} bearer token(s)` : 'open access on loopback'})`);
       console.log(`GraphiQL: http://${shown}:${port}/graphql`);
+      console.log(`Dashboard: http://${shown}:${port}/dashboard`);
       // Graceful stop: no new connections, idle ones closed, requests in flight finish (up to 10 s; then
       // the rest, live subscription streams included, are cut), and closing the database checkpoints the WAL.
       const stop = () => {

@@ -13,6 +13,7 @@ import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObserv
 import { CANDIDATE_ANSWER_JSON, selectsCandidates } from './modules/candidates/candidates.graphql.js';
 import { useAnswerJson } from './server/answer-json.js';
 import { renderGraphiqlPage, useGraphiqlAssets } from './server/graphiql.js';
+import { useDashboard } from './server/dashboard.js';
 import { useHealth } from './server/health.js';
 import type { Gateway } from './upstream/gateway.js';
 
@@ -59,6 +60,7 @@ export function createServer(options: ServerOptions): Server {
     plugins: [
       useDomainErrors(),
       useGraphiqlAssets(),
+      useDashboard(),
       useHealth(options.gateway ?? null, metrics),
       useNoInternals(),
       useObservability(options.db, metrics, options.log ?? null, (request) => options.metricsOpen === true || roleOf(access, request.headers.get('authorization')) !== null),

@@ -14,6 +14,8 @@ import {
   capacityRollup,
   flavorNames,
   flavorRequest,
+  fullestTrees,
+  fullness,
   headroomGroups,
   type CapacityGroup,
   type CapacityGroupBy,
@@ -44,6 +46,7 @@ export const CapacityResourceRef = builder.objectRef<CapacityResource>('Capacity
     used: t.exposeInt('used', { description: 'Sum of the allocations against them.' }),
     free: t.exposeInt('free', { description: 'capacity - used (an inventory lowered below its usage counts negative).' }),
     providerCount: t.exposeInt('providerCount', { description: 'Providers of the group with an inventory of this class.' }),
+    usedRatio: t.float({ description: 'used / capacity (0 without capacity).', resolve: (r) => (r.capacity > 0 ? r.used / r.capacity : 0) }),
   }),
 });
 
@@ -74,8 +77,11 @@ const CapacityGroupRef = builder.objectRef<CapacityGroup>('CapacityGroup').imple
     key: t.expose('key', { type: CapacityGroupKeyRef, description: 'What the group is.' }),
     providerCount: t.exposeInt('providerCount', { description: 'Providers in the group (matching the filter).' }),
     resources: t.expose('resources', { type: [CapacityResourceRef], description: 'Per resource class, sorted by name.' }),
+    fullness: t.float({ description: 'The largest usedRatio of its classes.', resolve: (g) => fullness(g) }),
   }),
 });
+
+const MAX_TREES = 1000;
 
 builder.queryFields((t) => ({
   capacity: t.field({
@@ -87,6 +93,18 @@ builder.queryFields((t) => ({
       groupBy: t.arg({ type: [CapacityGroupByRef], required: false, description: 'How to group; one group when absent or empty.' }),
     },
     resolve: (_root, { filter, groupBy }, ctx) => capacityRollup(ctx.db, (filter ?? {}) as ProviderFilter, (groupBy ?? []) as CapacityGroupBy[]),
+  }),
+  fullestTrees: t.field({
+    type: [CapacityGroupRef],
+    description: 'The trees closest to full: capacity grouped by ROOT, sorted by fullness (the largest share used of any class), most full first.',
+    args: {
+      filter: t.arg({ type: ResourceProviderFilter, required: false, description: 'Which providers count (e.g. memberOf an aggregate); all when absent.' }),
+      first: t.arg.int({ required: false, defaultValue: 10, description: `How many trees (at most ${MAX_TREES}).` }),
+    },
+    resolve: (_root, { filter, first }, ctx) => {
+      if (first != null && (first < 0 || first > MAX_TREES)) throw new QueryError(`first must be between 0 and ${MAX_TREES} (got ${first}).`);
+      return fullestTrees(ctx.db, (filter ?? {}) as ProviderFilter, first ?? 10);
+    },
   }),
 }));
 

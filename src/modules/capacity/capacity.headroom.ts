@@ -15,7 +15,7 @@ import type { Db } from '../../db/client.js';
 import { CandidateIndex } from '../candidates/candidates.index.js';
 import { fromInput } from '../candidates/candidates.request.js';
 import { AnswerShape, Enumerator, Layout, SearchFacts, planGroups, yieldToEventLoop, type Candidate, type GroupPlan } from '../candidates/candidates.search.js';
-import { providersById } from '../candidates/candidates.data.js';
+import { changeSince, dataVersion, providersById, type DataVersion } from '../candidates/candidates.data.js';
 import type { CandidateRequest, CandidatesRequestInput } from '../candidates/candidates.types.js';
 import type { ProviderRow } from '../providers/providers.service.js';
 import { fitsUnits } from '../../rules/capacity.js';
@@ -134,8 +134,28 @@ class Keys {
   }
 }
 
+/** Answers kept per database while the data does not change (a dashboard asks the same flavors again and again). */
+const answers = new WeakMap<Db, { version: DataVersion; byRequest: Map<string, Promise<HeadroomResult>> }>();
+const KEPT_ANSWERS = 200;
+
 /** How many more instances of a request fit. Bad requests throw RequestRejected (Placement's status and message). */
-export async function headroom(db: Db, input: CandidatesRequestInput): Promise<HeadroomResult> {
+export function headroom(db: Db, input: CandidatesRequestInput): Promise<HeadroomResult> {
+  const version = dataVersion(db);
+  let kept = answers.get(db);
+  if (!kept || changeSince(kept.version, version) !== 'same') answers.set(db, (kept = { version, byRequest: new Map() }));
+  const key = JSON.stringify({ ...input, limit: null });
+  let answer = kept.byRequest.get(key);
+  if (!answer) {
+    if (kept.byRequest.size >= KEPT_ANSWERS) kept.byRequest.clear();
+    answer = solve(db, input);
+    kept.byRequest.set(key, answer);
+    const byRequest = kept.byRequest;
+    answer.catch(() => byRequest.delete(key));
+  }
+  return answer;
+}
+
+async function solve(db: Db, input: CandidatesRequestInput): Promise<HeadroomResult> {
   const request = { ...fromInput(input), limit: null };
   const index = CandidateIndex.of(db);
   const facts = new SearchFacts(index, request);

@@ -222,3 +222,15 @@ export function flavorRequest(db: Db, flavorName: string, imageName: string | nu
 export function flavorNames(db: Db): string[] {
   return rows<[string]>(db, 'SELECT name FROM flavors ORDER BY name').map(([n]) => n);
 }
+
+/** A group's fullness: the largest share used of any class's capacity (0 without capacity). */
+export const fullness = (g: CapacityGroup) => g.resources.reduce((most, r) => Math.max(most, r.capacity > 0 ? r.used / r.capacity : 0), 0);
+
+/** The trees closest to full (by their fullest class), most full first. */
+export function fullestTrees(db: Db, filter: ProviderFilter = {}, first = 10): CapacityGroup[] {
+  return capacityRollup(db, filter, ['ROOT'])
+    .map((g) => [fullness(g), g] as const)
+    .sort((a, b) => b[0] - a[0])
+    .slice(0, first)
+    .map(([, g]) => g);
+}
