@@ -144,7 +144,7 @@ export class Gateway {
       }),
     );
     const emptied: string[] = [];
-    const wanted = new Set([...consumerUuids, ...[...state.seenConsumers].filter(([c, g]) => known.consumerGenerations.get(c) !== g).map(([c]) => c)]);
+    const wanted = new Set([...consumerUuids, ...[...state.seenConsumers].filter(([c, g]) => known.consumers.get(c)?.generation !== g).map(([c]) => c)]);
     await Promise.all(
       [...wanted].map(async (uuid) => {
         const c = await this.client.call<any>('GET', `/allocations/${uuid}`);

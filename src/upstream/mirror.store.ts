@@ -21,8 +21,21 @@ export function knownState(db: Db): KnownState {
   const withInventory = new Set(
     all<{ uuid: string }>(db, 'SELECT DISTINCT rp.uuid FROM inventories i JOIN resource_providers rp ON rp.id = i.resource_provider_id').map((r) => r.uuid),
   );
-  const consumerGenerations = new Map(all<{ uuid: string; generation: number }>(db, 'SELECT uuid, generation FROM consumers').map((r) => [r.uuid, r.generation]));
-  return { generations, withInventory, consumerGenerations };
+  const consumers = new Map(
+    all<{ uuid: string; project: string; user: string; type: string; generation: number }>(
+      db,
+      'SELECT uuid, project_id AS project, user_id AS user, consumer_type AS type, generation FROM consumers',
+    ).map(({ uuid, ...meta }) => [uuid, meta]),
+  );
+  const allocations = new Map<string, Map<string, Record<string, number>>>();
+  for (const r of allocationRows(db)) {
+    let byProvider = allocations.get(r.consumer);
+    if (!byProvider) allocations.set(r.consumer, (byProvider = new Map()));
+    const resources = byProvider.get(r.provider) ?? {};
+    resources[r.rc] = (resources[r.rc] ?? 0) + r.used;
+    byProvider.set(r.provider, resources);
+  }
+  return { generations, withInventory, consumers, allocations };
 }
 
 /**
@@ -128,9 +141,7 @@ export function applyPlacementState(db: Db, state: PlacementState, partial = fal
       changes.allocationsRewritten++;
     }
     if (!partial) {
-      // Providers without inventory hold nothing; consumers not seen anywhere are gone upstream.
-      const read = JSON.stringify([...state.allocations.keys()]);
-      run(db, 'DELETE FROM allocations WHERE resource_provider_id NOT IN (SELECT id FROM resource_providers WHERE uuid IN (SELECT value FROM json_each(?)))', read);
+      // Consumers Placement no longer has are gone, with whatever the mirror still held for them.
       const seen = JSON.stringify([...state.seenConsumers.keys()]);
       run(db, 'DELETE FROM allocations WHERE consumer_id IN (SELECT id FROM consumers WHERE uuid NOT IN (SELECT value FROM json_each(?)))', seen);
       run(db, 'DELETE FROM consumers WHERE uuid NOT IN (SELECT value FROM json_each(?))', seen);
@@ -202,13 +213,16 @@ function writeDetail(db: Db, uuid: string, detail: ProviderDetail) {
   }
 }
 
-function allocationsByProvider(db: Db): Map<string, string> {
-  const rows = all<{ provider: string; consumer: string; rc: string; used: number }>(
+const allocationRows = (db: Db) =>
+  all<{ provider: string; consumer: string; rc: string; used: number }>(
     db,
     `SELECT rp.uuid AS provider, c.uuid AS consumer, rc.name AS rc, a.used FROM allocations a
      JOIN resource_providers rp ON rp.id = a.resource_provider_id JOIN consumers c ON c.id = a.consumer_id
      JOIN resource_classes rc ON rc.id = a.resource_class_id`,
   );
+
+function allocationsByProvider(db: Db): Map<string, string> {
+  const rows = allocationRows(db);
   const held = new Map<string, Map<string, Record<string, number>>>();
   for (const r of rows) {
     let byConsumer = held.get(r.provider);

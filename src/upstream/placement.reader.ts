@@ -1,9 +1,13 @@
-// Reading a live Placement whole, as cheaply as its API allows. Placement has no change feed and no
+// Reading a live Placement, as cheaply as its API allows. Placement has no change feed and no
 // paging: the provider listing gives every generation in one answer, and a generation moves on
-// inventory, trait, aggregate and allocation writes, but not on DELETE /allocations/{consumer} nor
-// on the provider a consumer moved away from. So a refresh re-reads inventories, traits and
-// aggregates only where the generation moved, and re-reads the allocations of every provider
-// that has inventory (the only way to see usage go down).
+// inventory, trait, aggregate and allocation writes, but not on DELETE /allocations/{consumer}
+// nor on the provider a consumer moved away from. So a refresh:
+//  1. re-reads inventories, traits, aggregates and allocations only where the generation moved;
+//  2. re-reads every consumer seen there with a new consumer generation (a move shows up here:
+//     the consumer's whole allocation replaces what the mirror had, on every provider);
+//  3. compares each project's usage totals (GET /usages, one request per project) with the mirror
+//     updated by 1 and 2: only a decrease nobody announced can make them differ (a deleted
+//     consumer), and then that project's consumers are re-read one by one.
 import type { PlacementClient } from './placement.client.js';
 import { UpstreamError } from './placement.client.js';
 
@@ -38,11 +42,13 @@ export interface ConsumerMeta {
   generation: number;
 }
 
-/** What the mirror knew after its last refresh: generations, which providers have inventory, consumers. */
+/** What the mirror knew after its last refresh. */
 export interface KnownState {
   generations: Map<string, number>;
   withInventory: Set<string>;
-  consumerGenerations: Map<string, number>;
+  consumers: Map<string, ConsumerMeta>;
+  /** consumer -> provider -> class -> amount. */
+  allocations: Map<string, Map<string, Record<string, number>>>;
 }
 
 export interface PlacementState {
@@ -51,11 +57,11 @@ export interface PlacementState {
   resourceClasses: string[];
   /** Only providers whose generation moved (or new ones). */
   details: Map<string, ProviderDetail>;
-  /** Every provider with inventory: consumer -> class -> amount. */
+  /** provider -> consumer -> class -> amount, for every provider whose allocations may have changed. */
   allocations: Map<string, Map<string, Record<string, number>>>;
   /** Consumers new or changed since the last refresh; the others keep what the mirror has. */
   consumers: Map<string, ConsumerMeta>;
-  /** Consumers seen in this refresh, with their generation. */
+  /** Every consumer Placement has, with its generation (a full read only). */
   seenConsumers: Map<string, number>;
 }
 
@@ -78,9 +84,13 @@ export async function readPlacement(client: PlacementClient, known: KnownState, 
     parent: p.parent_provider_uuid ?? null,
     root: p.root_provider_uuid ?? p.uuid,
   }));
+  const listed = new Set(providers.map((p) => p.uuid));
   const details = new Map<string, ProviderDetail>();
-  const allocations = new Map<string, Map<string, Record<string, number>>>();
-  const seenConsumers = new Map<string, number>();
+  // The mirror's allocations, brought up to date step by step: consumer -> provider -> resources.
+  const model = new Map([...known.allocations].map(([c, byProvider]) => [c, new Map([...byProvider].filter(([p]) => listed.has(p)))]));
+  const metas = new Map(known.consumers);
+  const consumers = new Map<string, ConsumerMeta>();
+  const changedProviders = new Set<string>();
   const progress = { done: 0, total: providers.length, requests: client.requestCount };
   const tick = () => {
     progress.done++;
@@ -88,50 +98,75 @@ export async function readPlacement(client: PlacementClient, known: KnownState, 
     onProgress?.(progress);
   };
 
+  // 1. Providers whose generation moved.
+  const seenGenerations = new Map<string, number>();
   await Promise.all(
     providers.map(async (p) => {
       try {
-        let hasInventory = known.withInventory.has(p.uuid);
-        if (known.generations.get(p.uuid) !== p.generation) {
-          const detail = await readDetail(client, p.uuid);
-          details.set(p.uuid, detail);
-          hasInventory = Object.keys(detail.inventories).length > 0;
-        }
-        if (hasInventory) {
-          const held = await client.call<{ allocations: Record<string, { resources: Record<string, number>; consumer_generation?: number }> }>(
-            'GET',
-            `/resource_providers/${p.uuid}/allocations`,
-          );
-          const byConsumer = new Map<string, Record<string, number>>();
-          for (const [consumer, a] of Object.entries(held.allocations)) {
-            byConsumer.set(consumer, a.resources);
-            seenConsumers.set(consumer, a.consumer_generation ?? 0);
-          }
-          allocations.set(p.uuid, byConsumer);
+        if (known.generations.get(p.uuid) === p.generation) return;
+        const detail = await readDetail(client, p.uuid);
+        details.set(p.uuid, detail);
+        changedProviders.add(p.uuid);
+        for (const byProvider of model.values()) byProvider.delete(p.uuid);
+        if (Object.keys(detail.inventories).length === 0) return;
+        const held = await client.call<{ allocations: Record<string, { resources: Record<string, number>; consumer_generation?: number }> }>('GET', `/resource_providers/${p.uuid}/allocations`);
+        for (const [consumer, a] of Object.entries(held.allocations)) {
+          let byProvider = model.get(consumer);
+          if (!byProvider) model.set(consumer, (byProvider = new Map()));
+          byProvider.set(p.uuid, a.resources);
+          seenGenerations.set(consumer, a.consumer_generation ?? 0);
         }
       } catch (error) {
         // Deleted since the listing: the next refresh will not list it.
         if (!(error instanceof UpstreamError && error.status === 404)) throw error;
         details.delete(p.uuid);
-        allocations.delete(p.uuid);
+      } finally {
+        tick();
       }
-      tick();
     }),
   );
 
-  const consumers = new Map<string, ConsumerMeta>();
+  // 2. Consumers that changed: their whole allocation, wherever it is.
+  const reread = new Set<string>();
+  const rereadConsumer = async (uuid: string) => {
+    reread.add(uuid);
+    const c = await client.call<any>('GET', `/allocations/${uuid}`);
+    const byProvider = new Map<string, Record<string, number>>();
+    for (const [provider, a] of Object.entries<any>(c.allocations ?? {})) {
+      if (listed.has(provider)) byProvider.set(provider, a.resources);
+      changedProviders.add(provider);
+    }
+    for (const provider of model.get(uuid)?.keys() ?? []) changedProviders.add(provider);
+    if (byProvider.size === 0) {
+      model.delete(uuid);
+      metas.delete(uuid);
+      return;
+    }
+    model.set(uuid, byProvider);
+    const meta: ConsumerMeta = { project: c.project_id, user: c.user_id, type: c.consumer_type ?? 'INSTANCE', generation: c.consumer_generation ?? 0 };
+    metas.set(uuid, meta);
+    consumers.set(uuid, meta);
+  };
+  await Promise.all([...seenGenerations].filter(([uuid, g]) => known.consumers.get(uuid)?.generation !== g).map(([uuid]) => rereadConsumer(uuid)));
+
+  // 3. Usage per project, against the mirror so updated: a difference is a consumer deleted unannounced.
+  const projects = new Set([...model.keys()].map((c) => metas.get(c)?.project).filter((p): p is string => !!p));
   await Promise.all(
-    [...seenConsumers].map(async ([uuid, generation]) => {
-      if (known.consumerGenerations.get(uuid) === generation) return;
-      try {
-        const c = await client.call<any>('GET', `/allocations/${uuid}`);
-        consumers.set(uuid, { project: c.project_id, user: c.user_id, type: c.consumer_type ?? 'INSTANCE', generation: c.consumer_generation ?? generation });
-      } catch (error) {
-        if (!(error instanceof UpstreamError && error.status === 404)) throw error;
-      }
+    [...projects].map(async (project) => {
+      const answer = await client.call<{ usages: Record<string, any> }>('GET', `/usages?project_id=${encodeURIComponent(project)}`);
+      if (sameTotals(placementTotals(answer.usages), mirrorTotals(model, metas, project))) return;
+      const members = [...model.keys()].filter((c) => metas.get(c)?.project === project && !reread.has(c));
+      await Promise.all(members.map(rereadConsumer));
     }),
   );
+  for (const [uuid, byProvider] of model) if (byProvider.size === 0) model.delete(uuid);
 
+  const allocations = new Map<string, Map<string, Record<string, number>>>();
+  for (const p of changedProviders) if (listed.has(p)) allocations.set(p, new Map());
+  for (const [consumer, byProvider] of model) {
+    for (const [provider, resources] of byProvider) allocations.get(provider)?.set(consumer, resources);
+  }
+  const seenConsumers = new Map([...model.keys()].map((c) => [c, metas.get(c)?.generation ?? 0]));
   return {
     providers,
     traits: traitList.traits,
@@ -142,6 +177,28 @@ export async function readPlacement(client: PlacementClient, known: KnownState, 
     seenConsumers,
   };
 }
+
+/** Class totals of a GET /usages answer: grouped by consumer type from 1.38, flat before. */
+function placementTotals(usages: Record<string, any>): Map<string, number> {
+  const totals = new Map<string, number>();
+  const add = (rc: string, n: number) => n && totals.set(rc, (totals.get(rc) ?? 0) + n);
+  for (const [key, value] of Object.entries(usages)) {
+    if (typeof value === 'number') add(key, value);
+    else for (const [rc, n] of Object.entries<number>(value)) if (rc !== 'consumer_count') add(rc, n);
+  }
+  return totals;
+}
+
+function mirrorTotals(model: Map<string, Map<string, Record<string, number>>>, metas: Map<string, ConsumerMeta>, project: string): Map<string, number> {
+  const totals = new Map<string, number>();
+  for (const [consumer, byProvider] of model) {
+    if (metas.get(consumer)?.project !== project) continue;
+    for (const resources of byProvider.values()) for (const [rc, n] of Object.entries(resources)) n && totals.set(rc, (totals.get(rc) ?? 0) + n);
+  }
+  return totals;
+}
+
+const sameTotals = (a: Map<string, number>, b: Map<string, number>) => a.size === b.size && [...a].every(([rc, n]) => b.get(rc) === n);
 
 export async function readDetail(client: PlacementClient, uuid: string): Promise<ProviderDetail> {
   const [inv, traits, aggs] = await Promise.all([
