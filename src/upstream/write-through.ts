@@ -139,7 +139,8 @@ export async function setAllocations(gateway: Gateway, input: SetAllocationsInpu
     user_id: input.userId,
     consumer_generation: input.consumerGeneration,
   };
-  if (input.consumerType) body.consumer_type = input.consumerType;
+  // Required from 1.38; the same default as standalone mode.
+  if (Number(gateway.client.microversion.split('.')[1]) >= 38) body.consumer_type = input.consumerType ?? 'INSTANCE';
   const before = providersOfConsumer(gateway, input.consumerUuid);
   await through(gateway, { consumer: input.consumerUuid, consumerGeneration: input.consumerGeneration }, () =>
     gateway.write('PUT', `/allocations/${input.consumerUuid}`, body),
