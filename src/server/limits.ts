@@ -14,6 +14,7 @@ import {
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
+import { DEFAULT_MAX_CANDIDATES } from '../modules/candidates/candidates.search.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../modules/common/paging.js';
 
 export interface Limits {
@@ -40,7 +41,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxAliases: 50,
   maxCost: 200_000,
   maxBodyBytes: 1_000_000,
-  maxCandidates: 100_000,
+  maxCandidates: DEFAULT_MAX_CANDIDATES,
   maxConnections: 1_000,
   maxConnectionsPerAddress: 100,
   maxStreams: 500,

@@ -8,8 +8,8 @@ import type { Metrics } from './metrics.js';
 import { limitsRule, type Limits } from './limits.js';
 import { RequestRefused } from '../modules/common/errors.js';
 import { reportedError } from '../modules/common/query-error.js';
+import { CANDIDATE_FIELDS } from '../modules/candidates/candidates.graphql.js';
 
-const CANDIDATE_FIELDS = new Set(['candidates', 'placementCandidates', 'explainCandidates', 'bootCandidates']);
 
 export type Logger = (entry: Record<string, unknown>) => void;
 

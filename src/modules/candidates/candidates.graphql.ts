@@ -113,7 +113,8 @@ export const CANDIDATE_ANSWER_JSON = {
   sharedTypes: new Set(['ResourceProvider', 'ProviderSummary', 'ResourceAmount', 'SummaryResource']),
 };
 
-const CANDIDATE_FIELDS = new Set(['candidates', 'placementCandidates', 'explainCandidates', 'bootCandidates']);
+/** The root fields that search for candidates (compiled, and counted as searches in /metrics). */
+export const CANDIDATE_FIELDS: ReadonlySet<string> = new Set(['candidates', 'placementCandidates', 'explainCandidates', 'bootCandidates']);
 
 /** Whether a document asks for candidates at its top level (such answers are worth compiling the query for). */
 export function selectsCandidates(document: DocumentNode): boolean {
