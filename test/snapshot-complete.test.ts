@@ -1,5 +1,5 @@
 // Snapshots carry the whole database: generations, flavors with extra specs, images with
-// properties, bare-metal nodes with traits and provision state; `import --replace` swaps the
+// properties, bare-metal nodes with traits and provision state, what provider config set; `import --replace` swaps the
 // whole content in one transaction.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -29,6 +29,9 @@ async function everyKind() {
   await mutate(h, 'createImage', { name: 'win2022', uuid: U(60), properties: [{ key: 'trait:CUSTOM_LICENSED_WINDOWS', value: 'required' }, { key: 'os_type', value: 'windows' }] });
   await mutate(h, 'createNode', { uuid: U(70), name: 'bm-1', resourceClass: 'baremetal-gold', traits: ['CUSTOM_RAID5', 'HW_CPU_X86_AVX2'] });
   await mutate(h, 'createNode', { uuid: U(71), resourceClass: 'baremetal-gold', provisionState: 'MANAGEABLE' });
+  const config = "meta:\n  schema_version: '1.0'\nproviders:\n  - identification:\n      name: compute-02\n    inventories:\n      additional:\n        - CUSTOM_LLC: {total: 8, reserved: 1}\n    traits:\n      additional: [CUSTOM_GPU_READY]\n";
+  const plan = (await h.gql(`mutation($input: ApplyProviderConfigInput!) { applyProviderConfig(input: $input) { __typename ... on ProviderConfigPlan { applied } } }`, { input: { documents: [{ name: '10-gpu.yaml', content: config }] } })).data.applyProviderConfig;
+  expect(plan).toEqual({ __typename: 'ProviderConfigPlan', applied: true });
   await mutate(h, 'deployNode', { node: 'bm-1', instanceUuid: U(80), instanceTraits: ['CUSTOM_RAID5'], projectId: 'p2', userId: 'u2' });
   return h;
 }
@@ -49,6 +52,11 @@ describe('complete snapshots', () => {
       { uuid: U(71), name: null, resource_class: 'baremetal-gold', provision_state: 'manageable', instance_uuid: null, instance_traits: [], traits: [] },
     ]);
 
+    expect(exported.provider_config).toEqual({
+      inventories: { 'b09a25b0-5032-55a7-918e-615ebe1af07d': { CUSTOM_LLC: { document: '10-gpu.yaml', total: 8, reserved: 1, min_unit: 1, max_unit: 2147483647, step_size: 1, allocation_ratio: 1 } } },
+      traits: { 'b09a25b0-5032-55a7-918e-615ebe1af07d': { CUSTOM_GPU_READY: '10-gpu.yaml' } },
+    });
+
     const copy = openDatabase(tempDbFile());
     importSnapshot(copy, JSON.parse(JSON.stringify(exported)));
     expect(exportSnapshot(copy)).toEqual(exported);
@@ -59,7 +67,8 @@ describe('complete snapshots', () => {
     const copy = harness(exportSnapshot(h.db));
     const query = `{ baremetalNode(node: "bm-1") { provisionState traits instanceUuid }
       flavor(name: "m1.gold") { isPublic extraSpecs { key value } request(image: "win2022") { query } }
-      resourceProvider(uuid: "${U(70)}") { generation traits inventories { resourceClass reserved used } } }`;
+      resourceProvider(uuid: "${U(70)}") { generation traits inventories { resourceClass reserved used } }
+      configured: resourceProvider(uuid: "b09a25b0-5032-55a7-918e-615ebe1af07d") { configSources { document kind name } } }`;
     expect((await copy.gql(query)).data).toEqual((await h.gql(query)).data);
   });
 

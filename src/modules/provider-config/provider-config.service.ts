@@ -441,3 +441,53 @@ function writeRecords(db: Db, p: ProviderPlan) {
     run(db, 'INSERT INTO provider_config_traits (resource_provider_id, trait, document) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET document = excluded.document, applied_at = excluded.applied_at', id, t.trait, t.document);
   }
 }
+
+/** What provider-config documents set, per provider uuid: the snapshot form of the provenance records. */
+export interface ConfigRecords {
+  inventories: Record<string, Record<string, { document: string; total: number; reserved: number; min_unit: number; max_unit: number; step_size: number; allocation_ratio: number }>>;
+  traits: Record<string, Record<string, string>>;
+}
+
+export function configRecordsForSnapshot(db: Db): ConfigRecords {
+  const records: ConfigRecords = { inventories: {}, traits: {} };
+  for (const r of all<any>(
+    db,
+    `SELECT rp.uuid, c.resource_class AS rc, c.document, c.total, c.reserved, c.min_unit, c.max_unit, c.step_size, c.allocation_ratio
+     FROM provider_config_inventories c JOIN resource_providers rp ON rp.id = c.resource_provider_id ORDER BY rp.id, c.resource_class`,
+  )) {
+    const { uuid, rc, ...fields } = r;
+    (records.inventories[uuid] ??= {})[rc] = fields;
+  }
+  for (const r of all<{ uuid: string; trait: string; document: string }>(
+    db,
+    'SELECT rp.uuid, c.trait, c.document FROM provider_config_traits c JOIN resource_providers rp ON rp.id = c.resource_provider_id ORDER BY rp.id, c.trait',
+  )) {
+    (records.traits[r.uuid] ??= {})[r.trait] = r.document;
+  }
+  return records;
+}
+
+/** Writes provenance records as a snapshot holds them (providers given by uuid → id); the shapes were checked by the caller. */
+export function restoreConfigRecords(db: Db, providerIds: Map<string, number>, records: ConfigRecords) {
+  for (const [uuid, classes] of Object.entries(records.inventories)) {
+    for (const [rc, f] of Object.entries(classes)) {
+      run(
+        db,
+        `INSERT INTO provider_config_inventories (resource_provider_id, resource_class, document, total, reserved, min_unit, max_unit, step_size, allocation_ratio)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        providerIds.get(uuid),
+        rc,
+        f.document,
+        f.total,
+        f.reserved,
+        f.min_unit,
+        f.max_unit,
+        f.step_size,
+        f.allocation_ratio,
+      );
+    }
+  }
+  for (const [uuid, traits] of Object.entries(records.traits)) {
+    for (const [trait, document] of Object.entries(traits)) run(db, 'INSERT INTO provider_config_traits (resource_provider_id, trait, document) VALUES (?, ?, ?)', providerIds.get(uuid), trait, document);
+  }
+}

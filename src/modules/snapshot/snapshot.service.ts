@@ -9,6 +9,7 @@ import { DomainError, InvalidInput, type Issue } from '../common/errors.js';
 import { createFlavor, extraSpecsOfFlavors } from '../flavors/flavors.service.js';
 import { createImage, propertiesOfImages } from '../images/images.service.js';
 import { nodesForSnapshot, restoreNode, type RestoredNode } from '../nodes/nodes.service.js';
+import { configRecordsForSnapshot, restoreConfigRecords, type ConfigRecords } from '../provider-config/provider-config.service.js';
 import { capacityOf, fitsUnits } from '../../rules/capacity.js';
 import { inventoryIssues, upsertInventory, withDefaults, type InventoryFields } from '../inventories/inventories.service.js';
 import { MAX_PROVIDER_NAME_LENGTH } from '../providers/providers.service.js';
@@ -56,6 +57,8 @@ export interface Snapshot {
   flavors?: SnapshotFlavor[];
   images?: SnapshotImage[];
   baremetal_nodes?: SnapshotNode[];
+  /** What provider-config documents set (see applyProviderConfig): inventories and traits per provider, with the document. */
+  provider_config?: ConfigRecords;
 }
 
 export const DEFAULT_PROJECT_ID = '11111111-1111-1111-1111-111111111111';
@@ -344,6 +347,27 @@ function addSnapshot(db: Db, snapshot: unknown) {
       if (node[key] !== undefined && !(Array.isArray(node[key]) && node[key].every((t: unknown) => typeof t === 'string'))) problem(`${path}.${key}`, 'must be a list of trait names');
     }
   });
+  const config = s.provider_config === undefined ? { inventories: {}, traits: {} } : s.provider_config;
+  if (!isObject(config) || !isObject(config.inventories ?? {}) || !isObject(config.traits ?? {})) problem('provider_config', 'must be an object {inventories, traits}');
+  else {
+    config.inventories ??= {};
+    config.traits ??= {};
+    for (const [raw, classes] of Object.entries(config.inventories)) {
+      const uuid = providerKey(raw, `provider_config.inventories.${raw}`);
+      if (!isObject(classes)) problem(`provider_config.inventories.${raw}`, 'must be an object {RESOURCE_CLASS: record}');
+      else
+        for (const [rc, record] of Object.entries(classes)) {
+          const path = `provider_config.inventories.${raw}.${rc}`;
+          const fields = isObject(record) ? inventoryFields(record) : null;
+          if (!isObject(record) || typeof record.document !== 'string' || inventoryIssues(fields!, path).length) problem(path, 'must be {document, total, reserved, min_unit, max_unit, step_size, allocation_ratio}');
+          else if (uuid) config.inventories[raw][rc] = { document: record.document, total: fields!.total, reserved: fields!.reserved, min_unit: fields!.minUnit, max_unit: fields!.maxUnit, step_size: fields!.stepSize, allocation_ratio: fields!.allocationRatio };
+        }
+    }
+    for (const [raw, traitDocs] of Object.entries(config.traits)) {
+      providerKey(raw, `provider_config.traits.${raw}`);
+      if (!isObject(traitDocs) || Object.values(traitDocs).some((d) => typeof d !== 'string')) problem(`provider_config.traits.${raw}`, 'must be an object {TRAIT: document}');
+    }
+  }
   if (problems.length > 0) throw new SnapshotRejected(problems);
 
   return db.transaction(() => {
@@ -443,6 +467,10 @@ function addSnapshot(db: Db, snapshot: unknown) {
       };
       attempt(`baremetal_nodes.${i}`, () => restoreNode(db, ids.get(uuid)!.id, restored));
     });
+    restoreConfigRecords(db, new Map([...byUuid.keys()].map((uuid) => [uuid, ids.get(uuid)!.id])), {
+      inventories: Object.fromEntries(Object.entries(config.inventories).map(([raw, v]) => [canonicalUuid(raw)!, v])),
+      traits: Object.fromEntries(Object.entries(config.traits).map(([raw, v]) => [canonicalUuid(raw)!, v])),
+    });
     if (late.length) throw new SnapshotRejected(late);
     return { providers: ordered.length, consumers: consumerCount, resourceClasses: newClasses.size, traits: newTraits.size, flavors: flavors.length, images: images.length, baremetalNodes: nodes.length };
   });
@@ -516,5 +544,6 @@ export function exportSnapshot(db: Db): Required<Omit<Snapshot, 'consumers'>> & 
     flavors,
     images,
     baremetal_nodes: baremetalNodes,
+    provider_config: configRecordsForSnapshot(db),
   };
 }
