@@ -1,16 +1,16 @@
 // Connecting to the upstream the way the OpenStack clients do: --upstream with a fixed token,
 // clouds.yaml (+ secure.yaml), the OS_* variables; and the Keystone v3 session behind them.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionError } from '../src/upstream/http.js';
-import { KeystoneAuthError, keystoneSession, type KeystoneAuth, type KeystoneOptions } from '../src/upstream/keystone.js';
+import { KeystoneAuthError, KeystoneUnreachable, keystoneSession, type KeystoneAuth, type KeystoneOptions } from '../src/upstream/keystone.js';
 import {
   UPSTREAM_OPTIONS,
   UPSTREAM_USAGE,
@@ -623,14 +623,43 @@ describe('Keystone v3 session (against answers recorded from Keystone 22)', () =
     expect(notKeystone.message).toBe(`Keystone answered 404 to the token request for user placement-sync (domain Default) in project service (domain Default) at ${ks.url}/identity/v3/auth/tokens (is the auth URL that of Keystone?)`);
   });
 
-  it('an unreachable Keystone is a connection error (the caller retries it)', async () => {
+  it('an unreachable Keystone is tried again with backoff, then named as Keystone (not Placement) out of reach', async () => {
     const ks = await started();
     const url = ks.url;
     await ks.close();
     fakes.splice(fakes.indexOf(ks), 1);
-    const error = await session({ authUrl: url, auth: passwordAuth() }).token().catch((e) => e);
-    expect(error).toBeInstanceOf(ConnectionError);
+    const error = await session({ authUrl: url, auth: passwordAuth(), retryDelayMs: 1 }).token().catch((e) => e);
+    expect(error).toBeInstanceOf(KeystoneUnreachable);
+    expect(error).toBeInstanceOf(KeystoneAuthError);
     expect(error.code).toBe('ECONNREFUSED');
+    expect(error.message).toBe(`cannot reach Keystone at ${url}/v3/auth/tokens: ECONNREFUSED`);
+  });
+
+  it('a 5xx from Keystone is tried again; the answer after it counts', async () => {
+    let failures = 1;
+    const real = await started();
+    // In front of the recorded Keystone: one 503, as a proxy gives while Keystone restarts.
+    const proxy = createHttpServer((req, res) => {
+      if (failures-- > 0) return void res.writeHead(503, { 'content-type': 'text/plain' }).end('Service Unavailable');
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        const answer = await fetch(real.url + req.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
+        res.writeHead(answer.status, Object.fromEntries(answer.headers)).end(Buffer.from(await answer.arrayBuffer()));
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const s = session({ authUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, auth: passwordAuth(), retryDelayMs: 1 });
+      expect(await s.token()).toBe('gAAAAAB-fake-1');
+      failures = 5;
+      const error = await authError(session({ authUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, auth: passwordAuth(), retryDelayMs: 1 }).token());
+      expect(error.status).toBe(503);
+      expect(failures).toBe(2); // three attempts
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 
   it('describe() names the auth URL, method and user, never the password, secret or token', async () => {
@@ -705,6 +734,37 @@ describe('Keystone v3 session: system scope and application credentials by name'
   });
 });
 
+describe('placement-gql sync when Keystone refuses or is out of reach', () => {
+  const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+  const run = (args: string[], env: Record<string, string>) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+      const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OS_')));
+      execFile(process.execPath, ['--import', 'tsx', main, ...args], { cwd: fileURLToPath(new URL('..', import.meta.url)), env: { ...clean, ...env } }, (error, stdout, stderr) =>
+        done({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      );
+    });
+
+  it('exits 2 naming who Keystone refused, never the password; then that Keystone is out of reach', async () => {
+    const ks = await started();
+    const where = places();
+    const wrong = `wrong-${PASSWORD}`;
+    write(where.root, 'clouds.yaml', `clouds:\n  lab:\n    auth:\n      auth_url: ${ks.url}\n      username: ${KS_USER.name}\n      password: ${wrong}\n      project_name: ${KS_PROJECT.name}\n`);
+    const db = join(where.root, 'mirror.db');
+    const env = { OS_CLIENT_CONFIG_FILE: join(where.root, 'clouds.yaml'), HOME: where.home };
+    const refused = await run(['sync', '--db', db, '--os-cloud', 'lab'], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `keeps its previous state. Keystone refused the credentials of user ${KS_USER.name} (domain default) in project ${KS_PROJECT.name} (domain default) (401 from ${ks.url}/v3/auth/tokens: The request you have made requires authentication.)`,
+    );
+    expect(refused.stderr + refused.stdout).not.toContain(wrong);
+    await ks.close();
+    fakes.splice(fakes.indexOf(ks), 1);
+    const unreachable = await run(['sync', '--db', db, '--os-cloud', 'lab'], env);
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.stderr).toContain(`keeps its previous state. cannot reach Keystone at ${ks.url}/v3/auth/tokens: ECONNREFUSED`);
+  });
+});
+
 describe('TLS to Keystone with a CA file', () => {
   it('verifies the certificate against --upstream-cacert / clouds.yaml cacert, refuses it otherwise, skips with verify: false', async () => {
     // A throwaway self-signed certificate for 127.0.0.1, made at test time.
@@ -725,8 +785,9 @@ describe('TLS to Keystone with a CA file', () => {
     expect(await connect({})).toBe('http://placement-public.RegionOne.example:8778');
     write(where.cwd, 'clouds.yaml', cloud(''));
     const refused = await connect({}).catch((e) => e);
-    expect(refused).toBeInstanceOf(ConnectionError);
+    expect(refused).toBeInstanceOf(KeystoneUnreachable);
     expect(refused.code).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY/);
+    expect(refused.message).toBe(`cannot verify the TLS certificate of Keystone at ${ks.url}/v3/auth/tokens: ${refused.code} (a CA bundle: --upstream-cacert, clouds.yaml cacert or OS_CACERT)`);
     expect(await connect({ 'upstream-cacert': cert })).toBe('http://placement-public.RegionOne.example:8778');
     write(where.cwd, 'clouds.yaml', cloud('    verify: false\n'));
     expect(await connect({})).toBe('http://placement-public.RegionOne.example:8778');

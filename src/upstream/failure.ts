@@ -1,6 +1,7 @@
 // An upstream failure in an operator's words.
 import { UpstreamError, UpstreamUnreachable } from './placement.client.js';
 import { UpstreamConfigError } from './options.js';
+import { KeystoneAuthError } from './keystone.js';
 
 /** The operator's words for an upstream failure; null for a failure that is not the upstream's. */
 export function explainFailure(error: unknown): string | null {
@@ -12,6 +13,8 @@ export function explainFailure(error: unknown): string | null {
     return `Placement answered ${error.status} to ${error.method} ${error.path}: ${error.detail}`;
   }
   if (error instanceof UpstreamConfigError) return error.message;
+  // Refused credentials or Keystone out of reach: its message names the user and project, never a secret.
+  if (error instanceof KeystoneAuthError) return error.message;
   return null;
 }
 

@@ -2,7 +2,7 @@
 // catalog, as keystoneauth gives them to the OpenStack clients. Password (project- or system-scoped)
 // and application-credential auth; the token is renewed shortly before it expires and on request
 // after a 401; concurrent callers share one token request; no secret ever appears in a message.
-import { createHttpClient, type HttpClient } from './http.js';
+import { ConnectionError, createHttpClient, type HttpClient, type HttpResponse } from './http.js';
 import type { ServiceType, TlsOptions, UpstreamSession } from './session.js';
 
 /** A user, project or domain named by id, or by name within a domain. */
@@ -32,16 +32,31 @@ export interface KeystoneOptions {
   now?: () => number;
   /** Renew this long before the token expires (default 60 s; at most half the token's lifetime). */
   renewBeforeMs?: number;
+  /** Attempts at a token request when Keystone cannot be reached or answers 5xx (default 3), and the first pause (default 500 ms, doubled each time). */
+  attempts?: number;
+  retryDelayMs?: number;
 }
 
-/** Keystone answered, but not with a token: bad credentials, a bad request, no v3 API at the URL. */
+/** No token from Keystone: bad credentials, a bad request, no v3 API at the URL, or Keystone out of reach. */
 export class KeystoneAuthError extends Error {
   constructor(
     message: string,
+    /** Keystone's status; 0 when it could not be reached. */
     readonly status: number,
   ) {
     super(message);
     this.name = 'KeystoneAuthError';
+  }
+}
+
+/** Keystone could not be reached (after the retries): told apart from Placement being out of reach. */
+export class KeystoneUnreachable extends KeystoneAuthError {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message, 0);
+    this.name = 'KeystoneUnreachable';
   }
 }
 
@@ -157,8 +172,29 @@ export function keystoneSession(options: KeystoneOptions): KeystoneSession {
   let current: Issued | null = null;
   let pending: Promise<Issued> | null = null;
 
+  const attempts = options.attempts ?? 3;
+  const retryDelay = options.retryDelayMs ?? 500;
+
+  /** POST /v3/auth/tokens; connection errors and 5xx retried with backoff, as a blip at renewal time should not fail a refresh. */
+  async function post(): Promise<HttpResponse> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const response = await http.send({ method: 'POST', url: tokensUrl, body: authRequestBody(options.auth) });
+        if (response.status < 500 || attempt >= attempts) return response;
+      } catch (error) {
+        if (!(error instanceof ConnectionError)) throw error;
+        // A certificate that does not verify will not verify on the next attempt either.
+        if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/.test(error.code)) {
+          throw new KeystoneUnreachable(`cannot verify the TLS certificate of Keystone at ${tokensUrl}: ${error.code} (a CA bundle: --upstream-cacert, clouds.yaml cacert or OS_CACERT)`, error.code);
+        }
+        if (attempt >= attempts) throw new KeystoneUnreachable(`cannot reach Keystone at ${tokensUrl}: ${error.code}`, error.code);
+      }
+      await new Promise((resolve) => setTimeout(resolve, retryDelay * 2 ** (attempt - 1)));
+    }
+  }
+
   async function authenticate(): Promise<Issued> {
-    const response = await http.send({ method: 'POST', url: tokensUrl, body: authRequestBody(options.auth) });
+    const response = await post();
     const message = keystoneMessage(response.body);
     const said = message ? `: ${scrub(message)}` : '';
     if (response.status === 401) {
