@@ -171,20 +171,25 @@ async function main(argv: string[]): Promise<number> {
         caps[limit] = Number(text);
       }
       const yoga = createServer({ db, gateway, access, limits: caps, metricsOpen: values['metrics-open'], processMetrics: true, graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
-      const { http } = createNodeServer(yoga);
+      const node = createNodeServer(yoga);
+      const { http } = node;
       await new Promise<void>((resolve) => http.listen(port, host, resolve));
       const shown = host.includes(':') ? `[${host}]` : host;
       if (session) console.log(`Gateway mode: mirroring Placement at ${session.describe()} into ${dbFile} every ${gateway!.interval} s; writes go to Placement first.`);
       console.log(`placement-gql serving ${dbFile} (${access.tokens.size ? `${access.tokens.size} bearer token(s)` : 'open access on loopback'})`);
       console.log(`GraphiQL: http://${shown}:${port}/graphql`);
       console.log(`Dashboard: http://${shown}:${port}/dashboard`);
-      // Graceful stop: no new connections, idle ones closed, requests in flight finish (up to 10 s; then
-      // the rest, live subscription streams included, are cut), and closing the database checkpoints the WAL.
-      const stop = () => {
+      // Graceful stop: no new connections, idle ones closed, subscription streams ended with a last event,
+      // requests in flight finish (up to 10 s; then the rest are cut), and closing the database checkpoints the WAL.
+      let stopped = false;
+      const stop = async () => {
+        if (stopped) return;
+        stopped = true;
         gateway?.stop();
-        http.close(() => (db.close(), process.exit(0)));
-        http.closeIdleConnections();
-        setTimeout(() => http.closeAllConnections(), 10_000).unref();
+        const summary = await node.stop(10_000);
+        db.close();
+        console.log(`placement-gql stopped: ${summary.inFlight} request(s) in flight at the signal; ${summary.answered} of ${summary.received} request(s) read were answered, ${summary.cut} cut; database closed.`);
+        process.exit(0);
       };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);

@@ -9,7 +9,7 @@ import { createChangeFeed } from './server/events.js';
 import { DEFAULT_LIMITS, type Limits } from './server/limits.js';
 import { Metrics } from './server/metrics.js';
 import { capacitySamples } from './modules/capacity/capacity.metrics.js';
-import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObservability, type Logger } from './server/plugins.js';
+import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObservability, useStreamsStop, type Logger } from './server/plugins.js';
 import { CANDIDATE_ANSWER_JSON, selectsCandidates } from './modules/candidates/candidates.graphql.js';
 import { useAnswerJson } from './server/answer-json.js';
 import { renderGraphiqlPage, useGraphiqlAssets } from './server/graphiql.js';
@@ -36,12 +36,18 @@ export interface ServerOptions {
   gateway?: Gateway | null;
 }
 
-export type Server = YogaServerInstance<{}, Context> & { metrics: Metrics; limits: Limits };
+export type Server = YogaServerInstance<{}, Context> & {
+  metrics: Metrics;
+  limits: Limits;
+  /** Ends every open subscription stream with a last SERVER_STOPPING result (for a graceful stop). */
+  stopStreams(): void;
+};
 
 export function createServer(options: ServerOptions): Server {
   const access = options.access ?? OPEN_ACCESS;
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const feed = createChangeFeed();
+  const stopping = new AbortController();
   const metrics = new Metrics(() => options.db.statements.count, { processMetrics: options.processMetrics, capacity: () => capacitySamples(options.db) });
   const yoga = createYoga<{}, Context>({
     schema: getSchema(),
@@ -66,11 +72,12 @@ export function createServer(options: ServerOptions): Server {
       useObservability(options.db, metrics, options.log ?? null, (request) => options.metricsOpen === true || roleOf(access, request.headers.get('authorization')) !== null),
       useLimits(limits, metrics),
       useAccessControl(),
+      useStreamsStop(stopping.signal),
       // Candidate answers run to tens of thousands of objects: compiled execution shapes them several times faster.
       useGraphQlJit({}, { enableIf: (args) => selectsCandidates(args.document) }),
       // Most candidate answers need no execution at all: their JSON is written from the search's objects.
       useAnswerJson({ ...CANDIDATE_ANSWER_JSON, enableIf: selectsCandidates }),
     ],
   });
-  return Object.assign(yoga, { metrics, limits });
+  return Object.assign(yoga, { metrics, limits, stopStreams: () => stopping.abort() });
 }

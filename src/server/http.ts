@@ -3,7 +3,7 @@
 // A Content-Length is checked by the limits plugin before parsing; a chunked body has none, so
 // without this a client could make the server buffer any amount before a refusal.
 import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server as HttpServer, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
 import type { Limits } from './limits.js';
 import { fastLane, takesFastLane } from './fast-lane.js';
 
@@ -71,6 +71,23 @@ export interface NodeServer {
   http: HttpServer;
   /** Connections and streams open now (for tests and the stop summary). */
   open(): { connections: number; streams: number };
+  /**
+   * A graceful stop: no new connections; every request read or arriving on an open connection answered
+   * with `Connection: close`; connections idle for `idleGraceMs` closed; subscription streams sent a last
+   * event and ended; requests in flight given up to `graceMs`, then cut. Resolves once every connection
+   * is closed.
+   */
+  stop(graceMs?: number, idleGraceMs?: number): Promise<StopSummary>;
+}
+
+export interface StopSummary {
+  /** Requests being answered when the stop began (streams included). */
+  inFlight: number;
+  /** Requests read, and answered to the end, from the start to the stop. */
+  received: number;
+  answered: number;
+  /** Requests read but cut at the end of the grace period (lost). */
+  cut: number;
 }
 
 /**
@@ -80,14 +97,18 @@ export interface NodeServer {
  * share) as soon as it sends its request, naming the limit, and closed; one that sends nothing is closed
  * after 2 s. Past twice maxConnections the kernel's connections are dropped unanswered.
  */
-export function createNodeServer(server: BodyLimited & { limits: Limits }): NodeServer {
+export function createNodeServer(server: BodyLimited & { limits: Limits; stopStreams?: () => void }): NodeServer {
   const limits = server.limits;
   const http = createHttpServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 });
   http.maxConnections = 2 * limits.maxConnections;
   const connections = new Counter();
   const streams = new Counter();
   const refused = new WeakMap<Socket, (response: ServerResponse) => void>();
+  // Requests being answered on each connection: a connection with none is idle.
+  const busy = new Map<Socket, number>();
   http.on('connection', (socket: Socket) => {
+    busy.set(socket, 0);
+    socket.once('close', () => busy.delete(socket));
     const address = addressOf(socket);
     const fromAddress = connections.of(address);
     let refusal: ((response: ServerResponse) => void) | null = null;
@@ -108,7 +129,21 @@ export function createNodeServer(server: BodyLimited & { limits: Limits }): Node
     socket.once('close', () => connections.remove(address));
   });
   const listener = nodeListener(server);
+  let stopping = false;
+  const inFlight = new Set<ServerResponse>();
+  let received = 0;
+  let answered = 0;
   http.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    received++;
+    inFlight.add(response);
+    const socket = request.socket;
+    busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    response.once('finish', () => answered++);
+    response.once('close', () => {
+      inFlight.delete(response);
+      if (busy.has(socket)) busy.set(socket, busy.get(socket)! - 1);
+    });
+    if (stopping) response.setHeader('connection', 'close');
     const refusal = refused.get(request.socket);
     if (refusal) return refusal(response);
     if (wantsStream(request)) {
@@ -126,5 +161,30 @@ export function createNodeServer(server: BodyLimited & { limits: Limits }): Node
     }
     return listener(request, response);
   });
-  return { http, open: () => ({ connections: connections.total, streams: streams.total }) };
+  const stop = (graceMs = 10_000, idleGraceMs = 1_000) =>
+    new Promise<StopSummary>((resolve) => {
+      stopping = true;
+      const atStop = inFlight.size;
+      const started = Date.now();
+      let cut = 0;
+      // A kept-alive connection idle at the signal may carry a request the client is sending right now:
+      // closing it at once would lose that request. Each one is answered with `Connection: close`; a
+      // connection still idle after idleGraceMs is closed (its client had time to send, and sent nothing).
+      const sweep = setInterval(() => {
+        if (Date.now() - started < idleGraceMs) return;
+        for (const [socket, requests] of busy) if (requests === 0) socket.destroy();
+      }, 20);
+      const deadline = setTimeout(() => {
+        cut = inFlight.size;
+        http.closeAllConnections();
+      }, graceMs);
+      // net's close, not http's: http's would close idle connections at once (see above).
+      NetServer.prototype.close.call(http, () => {
+        clearInterval(sweep);
+        clearTimeout(deadline);
+        resolve({ inFlight: atStop, received, answered, cut });
+      });
+      server.stopStreams?.();
+    });
+  return { http, open: () => ({ connections: connections.total, streams: streams.total }), stop };
 }

@@ -159,3 +159,41 @@ export function useDomainErrors(): Plugin<Context> {
     },
   };
 }
+
+/**
+ * Subscription streams end when the server stops: each gets a last result saying so (an error with code
+ * SERVER_STOPPING), then completes, which SSE sends as `event: complete`, so a client knows to subscribe
+ * again rather than seeing a cut connection.
+ */
+export function useStreamsStop(stopping: AbortSignal): Plugin<Context> {
+  return {
+    onSubscribe() {
+      return {
+        onSubscribeResult({ result, setResult }) {
+          if (result && typeof (result as any)[Symbol.asyncIterator] === 'function') setResult(untilStopped(result as AsyncIterable<any>, stopping));
+        },
+      };
+    },
+  };
+}
+
+const STOPPED = Symbol('stopped');
+
+async function* untilStopped<T>(source: AsyncIterable<T>, stopping: AbortSignal): AsyncGenerator<T | { errors: GraphQLError[] }> {
+  const iterator = source[Symbol.asyncIterator]();
+  const stopped = new Promise<typeof STOPPED>((resolve) => (stopping.aborted ? resolve(STOPPED) : stopping.addEventListener('abort', () => resolve(STOPPED), { once: true })));
+  try {
+    while (true) {
+      const next = await Promise.race([iterator.next(), stopped]);
+      if (next === STOPPED) {
+        yield { errors: [new GraphQLError('The server is stopping: this stream ends here. Subscribe again once it is back.', { extensions: { code: 'SERVER_STOPPING' } })] };
+        return;
+      }
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    // Not awaited: a source waiting for its next event ends on its own once asked to.
+    void iterator.return?.();
+  }
+}
