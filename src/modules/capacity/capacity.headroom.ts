@@ -270,6 +270,7 @@ function listPatterns(
   rowOf: (provider: number, classId: number) => { minUnit: number; maxUnit: number; stepSize: number } | undefined,
 ): TreeWork {
   const enumerator = new Enumerator(facts, plans, PATTERNS_PER_TREE, false, [anchor]);
+  const summing = plans.some((p) => p.sharesClasses);
   const done = enumerator.run(STEPS_PER_TREE);
   const listed = done && !enumerator.more;
   const seen = new Set<string>();
@@ -290,8 +291,9 @@ function listPatterns(
     if (seen.has(id)) continue;
     seen.add(id);
     const pattern: Pattern = { candidate, keys: entries.map(([k]) => k), amounts: entries.map(([, n]) => n) };
-    // An amount summed from several groups on one provider must itself pass min_unit and step_size for PUT.
-    const putRefuses = layout.slots.some((slot, i) => {
+    // An amount summed from several groups on one provider must itself pass min_unit and step_size for PUT
+    // (single amounts were checked when the groups were planned).
+    const putRefuses = summing && layout.slots.some((slot, i) => {
       const provider = candidate.picks[i];
       return slot.plan.classIds.some((classId) => {
         const row = rowOf(provider, classId);
@@ -351,10 +353,15 @@ function solveTree(tree: TreeWork, free: number[], keys: Keys, demands: ClassDem
   let nodes = 0;
   let aborted = false;
   let proven = false;
-  // Keys the patterns from i on may use.
-  const reachFrom: number[][] = new Array(n + 1);
-  reachFrom[n] = [];
-  for (let i = n - 1; i >= 0; i--) reachFrom[i] = [...new Set([...reachFrom[i + 1], ...patterns[i].keys])];
+  // The keys the patterns use, each with the last pattern using it: key k is in reach from i when last >= i.
+  const lastUse = new Map<number, number>();
+  patterns.forEach((p, i) => p.keys.forEach((k) => lastUse.set(k, i)));
+  const byFirst: number[][] = Array.from({ length: n }, () => []);
+  for (const [k, last] of lastUse) byFirst[last].push(k);
+  const reachAt: number[][] = new Array(n + 1);
+  reachAt[n] = [];
+  for (let i = n - 1; i >= 0; i--) reachAt[i] = byFirst[i].length ? reachAt[i + 1].concat(byFirst[i]) : reachAt[i + 1];
+  const reachFrom = (i: number) => reachAt[i];
   const copies = (i: number) => {
     const p = patterns[i];
     let m = Infinity;
@@ -366,7 +373,7 @@ function solveTree(tree: TreeWork, free: number[], keys: Keys, demands: ClassDem
     let each = 0;
     if (n - i <= 16) for (let j = i; j < n; j++) each += copies(j);
     else each = Infinity;
-    return Math.min(each, ratioBound(reachFrom[i], local, keys, demands));
+    return Math.min(each, ratioBound(reachFrom(i), local, keys, demands));
   };
   const apply = (i: number, v: number) => {
     const p = patterns[i];
@@ -396,7 +403,11 @@ function solveTree(tree: TreeWork, free: number[], keys: Keys, demands: ClassDem
       if (aborted || proven) return;
     }
   };
-  if (n) walk(0, 0);
+  if (n === 1) {
+    // One pattern: as many copies as fit.
+    best = copies(0);
+    bestX = [best];
+  } else if (n) walk(0, 0);
   tree.counts = bestX;
   tree.fits = best;
   tree.proven = tree.listed && (proven || !aborted || best >= bound0);
