@@ -21,7 +21,7 @@ import { openDatabase } from '../src/db/client.js';
 import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
 import { createServer } from '../src/server.js';
 import { loadAccessConfig } from '../src/server/access.js';
-import { createNodeServer } from '../src/server/http.js';
+import { createNodeServer, type NodeServer } from '../src/server/http.js';
 import { getSchema } from '../src/schema.js';
 import { demoCloud, tempDbFile } from './helpers.js';
 
@@ -47,16 +47,28 @@ function expectClean(what: string, text: string) {
   }
 }
 
-function setup(options: Partial<Parameters<typeof createServer>[0]> = {}) {
+type Transport = 'in process' | 'over HTTP';
+const servers: NodeServer[] = [];
+afterAll(() => Promise.all(servers.map((n) => new Promise((r) => (n.http.closeAllConnections(), n.http.close(r))))));
+
+/** A server with tokens; requests through yoga.fetch, or over a real socket (the path `serve` takes, fast lane included). */
+function setup(options: Partial<Parameters<typeof createServer>[0]> = {}, transport: Transport = 'in process') {
   const db = openDatabase(tempDbFile());
   importSnapshot(db, demoCloud());
   const yoga = createServer({ db, access: loadAccessConfig(undefined, `admin:${ADMIN},reader:${READER}`), ...options });
+  let base: Promise<string> | null = null;
+  if (transport === 'over HTTP') {
+    const node = createNodeServer(yoga);
+    servers.push(node);
+    base = new Promise((resolve) => node.http.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(node.http.address() as AddressInfo).port}`)));
+  }
+  const fetchFrom = async (path: string, init: RequestInit) => (base ? fetch(`${await base}${path}`, init) : yoga.fetch(`http://test${path}`, init));
   const send = async (what: string, init: RequestInit & { path?: string; token?: string | null } = {}) => {
     const { path = '/graphql', token = ADMIN, ...rest } = init;
     const headers = new Headers(rest.headers);
     if (token) headers.set('authorization', `Bearer ${token}`);
     if (rest.body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
-    const response = await yoga.fetch(`http://test${path}`, { ...rest, headers });
+    const response = await fetchFrom(path, { ...rest, headers });
     const text = await response.text();
     expectClean(what, `${response.status} ${[...response.headers].map(([k, v]) => `${k}: ${v}`).join('\n')}\n${text}`);
     return { status: response.status, text, json: () => JSON.parse(text) };
@@ -67,8 +79,8 @@ function setup(options: Partial<Parameters<typeof createServer>[0]> = {}) {
 
 const UUID = 'c0ffee00-0000-4000-8000-000000000001';
 
-describe('error answers show nothing of the inside', () => {
-  const { send, gql } = setup();
+describe.each(['in process', 'over HTTP'] as const)('error answers show nothing of the inside (%s)', (transport) => {
+  const { send, gql } = setup({}, transport);
 
   it('requests the server cannot read', async () => {
     expect((await send('invalid JSON', { method: 'POST', body: '{bad json' })).status).toBe(400);
@@ -144,7 +156,7 @@ describe('error answers show nothing of the inside', () => {
   });
 
   it('an unexpected failure inside is masked', async () => {
-    const broken = setup();
+    const broken = setup({}, transport);
     broken.db.close();
     const answer = await broken.gql('a closed database', '{ resourceProviders { totalCount } }');
     expect(answer.json().errors[0].message).toBe('Unexpected error.');
