@@ -1,4 +1,6 @@
-// Limits on what one request may ask: depth, aliases, list-aware cost, body size, candidate search size.
+// Limits on what one request may ask: depth and aliases (graphql-armor), list-aware cost (here: armor's
+// cost limit weighs every field the same whatever the size of the lists around it, so a page of 1000
+// would cost what a page of 1 does), body size, candidate search size.
 import {
   GraphQLError,
   Kind,
@@ -14,6 +16,8 @@ import {
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { DEFAULT_MAX_CANDIDATES } from '../modules/candidates/candidates.search.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../modules/common/paging.js';
 
@@ -80,32 +84,40 @@ function listMultiplier(node: FieldNode, field: GraphQLField<unknown, unknown>):
 
 const isConnection = (type: GraphQLOutputType) => isObjectType(type) && 'pageInfo' in type.getFields() && ('edges' in type.getFields() || 'nodes' in type.getFields());
 
-/** A validation rule checking depth, aliases and cost of the whole document at once. */
-export function limitsRule(limits: Limits): ValidationRule {
+/** armor's refusal ("... exceeded, found N.") as the project words it: the limit named with its value. */
+const armorRefusal = (limit: 'maxDepth' | 'maxAliases', allowed: number, what: string) => (context: ValidationContext | null, error: GraphQLError) => {
+  const found = Number(/found (\d+)/.exec(error.message)?.[1]);
+  context?.reportError(new LimitExceeded(limit, found, allowed, what));
+};
+
+/** The validation rules of the limits: depth and aliases by graphql-armor, cost by costRule. */
+export function limitsRules(limits: Limits): ValidationRule[] {
+  return [
+    // Fragments add no depth and introspection is counted like any query, as the cost rule walks them.
+    maxDepthRule({ n: limits.maxDepth, flattenFragments: true, ignoreIntrospection: false, propagateOnRejection: false, onReject: [armorRefusal('maxDepth', limits.maxDepth, 'Query depth')] }),
+    maxAliasesRule({ n: limits.maxAliases, allowList: [], propagateOnRejection: false, onReject: [armorRefusal('maxAliases', limits.maxAliases, 'Number of aliases')] }),
+    costRule(limits),
+  ];
+}
+
+/** A validation rule estimating the cost of the whole document: every field 1, times the expected size of the lists around it. */
+export function costRule(limits: Limits): ValidationRule {
   return (context: ValidationContext) => {
     const fragments = new Map<string, FragmentDefinitionNode>();
     for (const def of context.getDocument().definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
     const schema = context.getSchema();
-    let aliases = 0;
 
-    // Walks a selection set, returning [depth, cost]; fragments are expanded (cycles are another rule's error).
-    const walk = (set: SelectionSetNode, parentType: any, depth: number, seen: Set<string>): [number, number] => {
-      let maxDepth = depth;
+    // Walks a selection set, returning its cost; fragments are expanded (cycles are another rule's error).
+    const walk = (set: SelectionSetNode, parentType: any, seen: Set<string>): number => {
       let cost = 0;
       for (const selection of set.selections) {
         if (selection.kind === Kind.FIELD) {
-          if (selection.alias) aliases++;
           const field = parentType?.getFields?.()[selection.name.value];
-          let childDepth = depth;
-          let childCost = 0;
-          if (selection.selectionSet && field) {
-            [childDepth, childCost] = walk(selection.selectionSet, getNamedType(field.type), depth + 1, seen);
-          }
+          const childCost = selection.selectionSet && field ? walk(selection.selectionSet, getNamedType(field.type), seen) : 0;
           // A connection's edges and nodes are as many as its `first`, already counted on the connection field.
           const inPage = isConnection(parentType) && (selection.name.value === 'edges' || selection.name.value === 'nodes');
           const multiplier = field && selection.selectionSet && !inPage ? listMultiplier(selection, field) : 1;
           cost += 1 + multiplier * childCost;
-          maxDepth = Math.max(maxDepth, childDepth);
         } else {
           let fragmentSet: SelectionSetNode | undefined;
           let typeName: string | undefined;
@@ -121,21 +133,16 @@ export function limitsRule(limits: Limits): ValidationRule {
             seen = new Set(seen).add(name);
           }
           if (!fragmentSet) continue;
-          const [d, c] = walk(fragmentSet, typeName ? schema.getType(typeName) : parentType, depth, seen);
-          maxDepth = Math.max(maxDepth, d);
-          cost += c;
+          cost += walk(fragmentSet, typeName ? schema.getType(typeName) : parentType, seen);
         }
       }
-      return [maxDepth, cost];
+      return cost;
     };
 
     return {
       OperationDefinition(operation) {
         const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
-        aliases = 0;
-        const [depth, cost] = walk(operation.selectionSet, root, 1, new Set());
-        if (depth > limits.maxDepth) context.reportError(new LimitExceeded('maxDepth', depth, limits.maxDepth, 'Query depth'));
-        if (aliases > limits.maxAliases) context.reportError(new LimitExceeded('maxAliases', aliases, limits.maxAliases, 'Number of aliases'));
+        const cost = walk(operation.selectionSet, root, new Set());
         if (cost > limits.maxCost) context.reportError(new LimitExceeded('maxCost', cost, limits.maxCost, 'Estimated query cost'));
       },
     };

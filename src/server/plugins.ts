@@ -2,10 +2,11 @@
 import { randomUUID } from 'node:crypto';
 import { GraphQLError, getOperationAST, Kind, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { pino } from 'pino';
 import type { Db } from '../db/client.js';
 import type { Context } from '../context.js';
 import type { Metrics } from './metrics.js';
-import { limitsRule, type Limits } from './limits.js';
+import { limitsRules, type Limits } from './limits.js';
 import { RequestRefused } from '../modules/common/errors.js';
 import { reportedError } from '../modules/common/query-error.js';
 import { CANDIDATE_FIELDS } from '../modules/candidates/candidates.graphql.js';
@@ -13,7 +14,10 @@ import { CANDIDATE_FIELDS } from '../modules/candidates/candidates.graphql.js';
 
 export type Logger = (entry: Record<string, unknown>) => void;
 
-export const jsonLogger: Logger = (entry) => process.stdout.write(JSON.stringify({ time: new Date().toISOString(), ...entry }) + '\n');
+// One JSON line per entry on stdout, as before pino: {"level":"info","time":"<ISO 8601>",...fields}.
+const pinoLogger = pino({ base: undefined, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } });
+
+export const jsonLogger: Logger = ({ level, ...fields }) => (level === 'warn' ? pinoLogger.warn(fields) : level === 'error' ? pinoLogger.error(fields) : pinoLogger.info(fields));
 
 const refusal = (status: number, code: string, message: string) => new GraphQLError(message, { extensions: { code, http: { status } } });
 
@@ -40,7 +44,7 @@ export function useAccessControl(): Plugin<Context> {
 
 /** Depth, aliases and cost as a validation rule; body size before parsing. */
 export function useLimits(limits: Limits, metrics: Metrics): Plugin<Context> {
-  const rule = limitsRule(limits);
+  const rules = limitsRules(limits);
   return {
     onRequest({ request, endResponse }) {
       const length = Number(request.headers.get('content-length') ?? 0);
@@ -65,7 +69,7 @@ export function useLimits(limits: Limits, metrics: Metrics): Plugin<Context> {
       }
     },
     onValidate({ addValidationRule }) {
-      addValidationRule(rule);
+      for (const rule of rules) addValidationRule(rule);
       return ({ result }) => {
         for (const error of result) if (error.extensions?.code === 'LIMIT_EXCEEDED') metrics.refuse(String(error.extensions.limit));
       };
