@@ -7,3 +7,6 @@ export interface CommandOptions {
 
 /** A command: its exit status. */
 export type Command = (options: CommandOptions) => Promise<number> | number;
+
+/** A wrong command line: printed with a pointer to --help, exit status 1. */
+export class UsageError extends Error {}

@@ -1,7 +1,11 @@
-// Commands of the later domains (apply-config, docs), each in its module.
+// Every command but serve (main.ts) and osc-placement's (src/cli/): its name and where it lives,
+// loaded only when run.
 import type { Command, CommandOptions } from './command.js';
 
 const commands: Record<string, () => Promise<Command>> = {
+  import: async () => (await import('./modules/snapshot/snapshot.command.js')).importCommand,
+  export: async () => (await import('./modules/snapshot/snapshot.command.js')).exportCommand,
+  schema: async () => (await import('./schema.command.js')).schemaCommand,
   'apply-config': async () => (await import('./modules/provider-config/provider-config.command.js')).applyConfigCommand,
   backup: async () => (await import('./db/backup.command.js')).backupCommand(false),
   restore: async () => (await import('./db/backup.command.js')).backupCommand(true),

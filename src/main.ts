@@ -1,5 +1,6 @@
-// The placement-gql command line: serve, import, export, apply-config, docs, schema.
-import { readFileSync, writeFileSync } from 'node:fs';
+// The placement-gql command line: the usage text, serve, and the dispatch of every other command
+// (commands.ts; osc-placement's read commands in src/cli/).
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, DEFAULT_DB_FILE } from './db/client.js';
@@ -7,8 +8,8 @@ import { createServer } from './server.js';
 import { createNodeServer } from './server/http.js';
 import { AccessConfigError, HOW_TO_CONFIGURE_TOKENS, isLoopback, loadAccessConfig } from './server/access.js';
 import { jsonLogger } from './server/plugins.js';
-import { exportSnapshot, importSnapshot, isEmpty, SnapshotRejected } from './modules/snapshot/snapshot.service.js';
-import { printSortedSchema } from './schema.js';
+import { importSnapshot, isEmpty } from './modules/snapshot/snapshot.service.js';
+import { UsageError } from './command.js';
 import { configureOperatorValidators } from './catalog/extra-specs-operators.js';
 import { OSC_COMMANDS } from './cli/osc-names.js';
 import { UPSTREAM_FLAGS, UpstreamConfigError, upstreamConcurrency, upstreamSession } from './upstream/options.js';
@@ -195,61 +196,12 @@ async function main(argv: string[]): Promise<number> {
       process.on('SIGTERM', stop);
       return new Promise(() => {});
     }
-    case 'import': {
-      const file = positionals[0];
-      if (!file) throw new UsageError('import needs a FILE');
-      const db = openDatabase(dbFile);
-      try {
-        const summary = importSnapshot(db, JSON.parse(readFileSync(file, 'utf8')), { replace: values.replace });
-        console.log(`${values.replace ? 'Replaced the content of' : 'Imported'} ${file} into ${dbFile}: ${JSON.stringify(summary)}`);
-        return 0;
-      } catch (error) {
-        if (error instanceof SnapshotRejected) {
-          console.error(`Rejected ${file}; nothing was changed. ${error.problems.length} problem(s):`);
-          for (const p of error.problems) console.error(`  ${p.path}: ${p.message}`);
-          return 2;
-        }
-        throw error;
-      } finally {
-        db.close();
-      }
-    }
-    case 'export': {
-      const db = openDatabase(dbFile);
-      const text = JSON.stringify(exportSnapshot(db), null, 1) + '\n';
-      db.close();
-      if (values.out) writeFileSync(values.out, text);
-      else process.stdout.write(text);
-      return 0;
-    }
-    case 'schema': {
-      const printed = printSortedSchema();
-      const schemaFile = fileURLToPath(new URL('../schema.graphql', import.meta.url));
-      if (values.write) {
-        writeFileSync(schemaFile, printed);
-        console.log('schema.graphql written.');
-        return 0;
-      }
-      if (!values.check) {
-        process.stdout.write(printed);
-        return 0;
-      }
-      const committed = readFileSync(schemaFile, 'utf8');
-      if (committed === printed) {
-        console.log('schema.graphql is up to date.');
-        return 0;
-      }
-      console.error('schema.graphql differs from the schema the code prints: run `npm run schema:print` and commit it.');
-      return 1;
-    }
     default: {
       const extra = await import('./commands.js');
       return extra.runCommand(command, { dbFile, positionals, values });
     }
   }
 }
-
-export class UsageError extends Error {}
 
 // A reader that stops early (`placement-gql schema | head`) is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
