@@ -25,12 +25,12 @@ async function throughput(url: string, bodies: string[], clients: number, second
 }
 
 /** A table of requests/s for 1 and 2 workers and 1, 2 and 4 clients. */
-export async function throughputTable(dbFile: string, candidateBodies: string[], options = { seconds: 5, workers: [1], clients: [1, 2, 4] }) {
+export async function throughputTable(dbFile: string, candidateBodies: string[], options = { seconds: 5, workers: [1, 2], clients: [1, 2, 4] }) {
   const dashboard = JSON.stringify({ query: DASHBOARD_QUERY });
   const bodies = candidateBodies.flatMap((b) => [b, dashboard]);
   const figures = new Map<number, number[]>();
   for (const workers of options.workers) {
-    const server = await startOurs(dbFile, workers === 1 ? {} : { workers });
+    const server = await startOurs(dbFile, { workers });
     try {
       // Warm every worker up: a round of the mix from several connections.
       await throughput(server.url, bodies, 4, 2);

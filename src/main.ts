@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, DEFAULT_DB_FILE } from './db/client.js';
 import { createServer } from './server.js';
-import { createNodeServer } from './server/http.js';
+import { createNodeServer, type NodeServer } from './server/http.js';
 import { AccessConfigError, HOW_TO_CONFIGURE_TOKENS, isLoopback, loadAccessConfig } from './server/access.js';
 import { jsonLogger } from './server/plugins.js';
 import { importSnapshot, isEmpty } from './modules/snapshot/snapshot.service.js';
@@ -16,6 +16,7 @@ import { UPSTREAM_FLAGS, UpstreamConfigError, upstreamConcurrency, upstreamSessi
 import { UPSTREAM_USAGE } from './upstream/clouds.js';
 import { Gateway } from './upstream/gateway.js';
 import { explainFailure } from './upstream/failure.js';
+import { defaultWorkers, isWorker, metricsAcrossWorkers, runPrimary } from './server/workers.js';
 
 const USAGE = `placement-gql: a GraphQL gateway over the OpenStack Placement domain
 
@@ -24,6 +25,7 @@ Usage:
                                   serve GraphQL and GraphiQL; --demo loads the demo cloud into an empty database;
                                   any address but loopback needs bearer tokens (--tokens FILE or PLACEMENT_TOKENS)
                                   [--metrics-open]: serve /metrics without a token when tokens are configured
+                                  [--workers N]: N processes on one port (default: one per core; 1 in gateway mode)
                                   [--max-connections N] [--max-connections-per-address N] [--max-streams N] [--max-streams-per-address N]:
                                   caps on open connections and subscription streams (defaults 1000, 100, 500, 20)
                                   [--extra-specs FILE]: operators' extra-spec validators (JSON or YAML; or PLACEMENT_EXTRA_SPECS_FILE)
@@ -110,6 +112,7 @@ async function main(argv: string[]): Promise<number> {
       'dry-run': { type: 'boolean' },
       'metrics-open': { type: 'boolean' },
       replace: { type: 'boolean' },
+      workers: { type: 'string' },
       'max-connections': { type: 'string' },
       'max-connections-per-address': { type: 'string' },
       'max-streams': { type: 'string' },
@@ -146,6 +149,18 @@ async function main(argv: string[]): Promise<number> {
         db.close();
         return 1;
       }
+      const workersText = values.workers ?? (values.upstream !== undefined || values['os-cloud'] !== undefined ? '1' : String(defaultWorkers()));
+      if (!/^[1-9]\d{0,2}$/.test(workersText)) throw new UsageError(`--workers must be a whole number from 1 to 999, not '${workersText}'`);
+      if (Number(workersText) > 1 && !isWorker()) {
+        // The primary: the database is migrated (and the demo loaded) above, once; the workers serve.
+        db.close();
+        const shown = host.includes(':') ? `[${host}]` : host;
+        return runPrimary(Number(workersText), (bound) => {
+          console.log(`placement-gql serving ${dbFile} with ${workersText} workers (${access.tokens.size ? `${access.tokens.size} bearer token(s)` : 'open access on loopback'})`);
+          console.log(`GraphiQL: http://${shown}:${bound}/graphql`);
+          console.log(`Dashboard: http://${shown}:${bound}/dashboard`);
+        });
+      }
       const session = await upstreamSession(values);
       let gateway: Gateway | null = null;
       if (session) {
@@ -162,7 +177,8 @@ async function main(argv: string[]): Promise<number> {
               console.log(`Refreshed from Placement in ${seconds.toFixed(1)} s: ${changes.providers} providers, ${changes.added} added, ${changes.removed} removed, ${changes.detailed} changed, allocations changed on ${changes.allocationsRewritten}.`);
           },
         });
-        gateway.start();
+        // Under --workers, one worker refreshes the mirror; every worker writes through.
+        if (!isWorker() || (await import('node:cluster')).default.worker?.id === 1) gateway.start();
       }
       const caps: Record<string, number> = {};
       for (const [flag, limit] of [['max-connections', 'maxConnections'], ['max-connections-per-address', 'maxConnectionsPerAddress'], ['max-streams', 'maxStreams'], ['max-streams-per-address', 'maxStreamsPerAddress']]) {
@@ -172,28 +188,20 @@ async function main(argv: string[]): Promise<number> {
         caps[limit] = Number(text);
       }
       const yoga = createServer({ db, gateway, access, limits: caps, metricsOpen: values['metrics-open'], processMetrics: true, graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
+      if (isWorker()) yoga.metrics.acrossWorkers(metricsAcrossWorkers(yoga.metrics.registry));
       const node = createNodeServer(yoga);
       const { http } = node;
       await new Promise<void>((resolve) => http.listen(port, host, resolve));
       const shown = host.includes(':') ? `[${host}]` : host;
+      if (isWorker()) {
+        stopOnSignals(node, db, gateway, false);
+        return new Promise(() => {});
+      }
       if (session) console.log(`Gateway mode: mirroring Placement at ${session.describe()} into ${dbFile} every ${gateway!.interval} s; writes go to Placement first.`);
       console.log(`placement-gql serving ${dbFile} (${access.tokens.size ? `${access.tokens.size} bearer token(s)` : 'open access on loopback'})`);
       console.log(`GraphiQL: http://${shown}:${port}/graphql`);
       console.log(`Dashboard: http://${shown}:${port}/dashboard`);
-      // Graceful stop: no new connections, idle ones closed, subscription streams ended with a last event,
-      // requests in flight finish (up to 10 s; then the rest are cut), and closing the database checkpoints the WAL.
-      let stopped = false;
-      const stop = async () => {
-        if (stopped) return;
-        stopped = true;
-        gateway?.stop();
-        const summary = await node.stop(10_000);
-        db.close();
-        console.log(`placement-gql stopped: ${summary.inFlight} request(s) in flight at the signal; ${summary.answered} of ${summary.received} request(s) read were answered, ${summary.cut} cut; database closed.`);
-        process.exit(0);
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
+      stopOnSignals(node, db, gateway, true);
       return new Promise(() => {});
     }
     default: {
@@ -227,3 +235,23 @@ main(process.argv.slice(2)).then(
     process.exit(1);
   },
 );
+
+/**
+ * Graceful stop on SIGINT or SIGTERM (once, however many arrive): no new connections, idle ones closed,
+ * subscription streams ended with a last event, requests in flight finish (up to 10 s; then the rest are
+ * cut), and closing the database checkpoints the WAL. Under --workers each worker stops so, quietly.
+ */
+function stopOnSignals(node: NodeServer, db: { close(): unknown }, gateway: Gateway | null, report: boolean) {
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    gateway?.stop();
+    const summary = await node.stop(10_000);
+    db.close();
+    if (report) console.log(`placement-gql stopped: ${summary.inFlight} request(s) in flight at the signal; ${summary.answered} of ${summary.received} request(s) read were answered, ${summary.cut} cut; database closed.`);
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

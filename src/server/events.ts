@@ -1,5 +1,6 @@
 // Change events published after each committed mutation, for subscriptions over SSE.
 import { createPubSub } from 'graphql-yoga';
+import { relayChanges } from './workers.js';
 
 export interface ProviderChange {
   mutation: string;
@@ -24,8 +25,9 @@ export type ChangeEvent =
   | { topic: 'usageChanged'; payload: UsageChange }
   | { topic: 'providerConfigApplied'; payload: ProviderConfigApplied };
 
+/** The change feed; under serve --workers, shared with the other workers. */
 export const createChangeFeed = () =>
-  createPubSub<{ providerChanged: [ProviderChange]; usageChanged: [UsageChange]; providerConfigApplied: [ProviderConfigApplied] }>();
+  relayChanges(createPubSub<{ providerChanged: [ProviderChange]; usageChanged: [UsageChange]; providerConfigApplied: [ProviderConfigApplied] }>());
 
 export type ChangeFeed = ReturnType<typeof createChangeFeed>;
 

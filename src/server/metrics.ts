@@ -52,6 +52,8 @@ export class Metrics {
         help,
         labelNames,
         registers,
+        // Every worker reads the same database: summed over workers, it would count it N times.
+        aggregator: 'first',
         async collect() {
           const samples = await once();
           this.reset();
@@ -101,9 +103,16 @@ export class Metrics {
     this.candidateSearches.inc();
   }
 
+  private renderer = () => this.registry.metrics();
+
+  /** Under serve --workers: /metrics shows every worker's figures summed (capacity gauges once), whichever worker answers. */
+  acrossWorkers(sum: () => Promise<string>) {
+    this.renderer = sum;
+  }
+
   /** The text exposition format. */
   render(): Promise<string> {
-    return this.registry.metrics();
+    return this.renderer();
   }
 
   get contentType(): string {

@@ -1,0 +1,112 @@
+// serve --workers N: N processes answering on one port (node:cluster), each with its own database
+// connection and candidate index (kept fresh across processes by SQLite's data_version, as for any
+// other writer). The primary only forks, relays each worker's change events to the others (so a
+// subscriber on one worker sees what another wrote), and sums the workers' metrics for /metrics.
+import cluster, { type Worker } from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import { AggregatorRegistry, type Registry } from 'prom-client';
+
+const CHANGE = 'placement-gql:change';
+const METRICS_ASKED = 'placement-gql:metrics?';
+const METRICS = 'placement-gql:metrics';
+
+interface ChangeMessage {
+  type: typeof CHANGE;
+  topic: string;
+  args: unknown[];
+}
+
+/** The default number of workers: one per core. */
+export const defaultWorkers = () => availableParallelism();
+
+/** Whether this process is a worker of serve --workers. */
+export const isWorker = () => cluster.isWorker;
+
+/**
+ * Runs the primary: forks `count` workers (the same command line), relays, aggregates, and on SIGINT or
+ * SIGTERM stops them (each stops gracefully) and exits 0. `announce` is called once all are listening.
+ */
+export function runPrimary(count: number, announce: (port: number) => void): Promise<number> {
+  const aggregator = new AggregatorRegistry();
+  const alive = new Set<Worker>();
+  let listening = 0;
+  let stopping = false;
+  return new Promise((resolve) => {
+    const fork = () => {
+      const worker = cluster.fork();
+      let ready = false;
+      alive.add(worker);
+      worker.on('message', (message: any) => {
+        if (message?.type === CHANGE) for (const other of alive) if (other !== worker) other.send(message);
+        if (message?.type === METRICS_ASKED) {
+          aggregator.clusterMetrics().then(
+            (text) => worker.send({ type: METRICS, id: message.id, text }),
+            (error: Error) => worker.send({ type: METRICS, id: message.id, text: `# metrics of the workers could not be gathered: ${error.message}\n` }),
+          );
+        }
+      });
+      worker.once('listening', (address) => {
+        ready = true;
+        if (++listening === count) announce(address.port);
+      });
+      worker.on('exit', (code, signal) => {
+        alive.delete(worker);
+        if (stopping) {
+          if (alive.size === 0) resolve(0);
+        } else if (!ready) {
+          // A worker that could not start (port taken, bad configuration): stop them all.
+          stopping = true;
+          for (const w of alive) w.process.kill('SIGTERM');
+          if (alive.size === 0) resolve(1);
+        } else {
+          console.error(`Worker ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting another.`);
+          fork();
+        }
+      });
+    };
+    for (let i = 0; i < count; i++) fork();
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      for (const w of alive) w.process.kill('SIGTERM');
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/** In a worker: what this worker publishes goes to the others too, and what they publish is published here. */
+export function relayChanges<F extends { publish: (topic: any, ...args: any[]) => void }>(feed: F): F {
+  if (!cluster.isWorker || !process.send) return feed;
+  const publishHere = feed.publish.bind(feed);
+  process.on('message', (message: ChangeMessage) => {
+    if (message?.type === CHANGE) publishHere(message.topic, ...message.args);
+  });
+  return {
+    ...feed,
+    publish(topic: string, ...args: unknown[]) {
+      publishHere(topic, ...args);
+      process.send!({ type: CHANGE, topic, args } satisfies ChangeMessage);
+    },
+  };
+}
+
+/** In a worker: the registry the primary sums, and a way to ask it for the sum of every worker's. */
+export function metricsAcrossWorkers(registry: Registry): () => Promise<string> {
+  // Constructing one makes prom-client answer the primary's requests for this worker's figures.
+  new AggregatorRegistry();
+  AggregatorRegistry.setRegistries([registry]);
+  let next = 0;
+  const waiting = new Map<number, (text: string) => void>();
+  process.on('message', (message: any) => {
+    if (message?.type !== METRICS) return;
+    waiting.get(message.id)?.(message.text);
+    waiting.delete(message.id);
+  });
+  return () =>
+    new Promise((resolve) => {
+      const id = next++;
+      waiting.set(id, resolve);
+      process.send!({ type: METRICS_ASKED, id });
+    });
+}
