@@ -2,7 +2,7 @@
 // what it touched is read back into the mirror, and the answer is read from the mirror as in
 // standalone mode. Placement's refusals become the same typed errors, with Placement's code.
 import { CapacityExceeded, DomainError, DuplicateName, GenerationConflict, InUse, InvalidInput, NotFound } from '../modules/common/errors.js';
-import type { SetInventoriesInput } from '../modules/inventories/inventories.service.js';
+import type { InventoryInput, SetInventoriesInput, SetInventoryInput } from '../modules/inventories/inventories.service.js';
 import type { SetProviderTraitsInput } from '../modules/traits/traits.service.js';
 import type { SetProviderAggregatesInput } from '../modules/aggregates/aggregates.service.js';
 import type { SetAllocationsInput } from '../modules/allocations/allocations.service.js';
@@ -69,19 +69,40 @@ const mirrored = (gateway: Gateway, uuid: string): ProviderRow => {
 };
 
 export async function setInventories(gateway: Gateway, input: SetInventoriesInput): Promise<ProviderRow> {
-  const inventories = Object.fromEntries(
-    input.inventories.map((i) => [
-      i.resourceClass,
-      Object.fromEntries(
-        Object.entries({ total: i.total, reserved: i.reserved, min_unit: i.minUnit, max_unit: i.maxUnit, step_size: i.stepSize, allocation_ratio: i.allocationRatio }).filter(([, v]) => v != null),
-      ),
-    ]),
-  );
+  const inventories = Object.fromEntries(input.inventories.map((i) => [i.resourceClass, inventoryFields(i)]));
   await through(gateway, { provider: input.providerUuid, generation: input.generation }, () =>
     gateway.write('PUT', `/resource_providers/${input.providerUuid}/inventories`, { resource_provider_generation: input.generation, inventories }),
   );
   await gateway.readBack([input.providerUuid]);
   return mirrored(gateway, input.providerUuid);
+}
+
+/** One class: PUT .../inventories/{rc} when the provider has it; else the whole set with it added (osc-placement's --amend). */
+export async function setInventory(gateway: Gateway, input: SetInventoryInput): Promise<ProviderRow> {
+  const subject = { provider: input.providerUuid, generation: input.generation };
+  const fields = inventoryFields(input);
+  const current = await through(gateway, subject, () => gateway.write<{ inventories: Record<string, unknown> }>('GET', `/resource_providers/${input.providerUuid}/inventories`));
+  if (input.resourceClass in current.inventories) {
+    await through(gateway, subject, () =>
+      gateway.write('PUT', `/resource_providers/${input.providerUuid}/inventories/${encodeURIComponent(input.resourceClass)}`, { resource_provider_generation: input.generation, ...fields }),
+    );
+  } else {
+    await through(gateway, subject, () =>
+      gateway.write('PUT', `/resource_providers/${input.providerUuid}/inventories`, {
+        resource_provider_generation: input.generation,
+        inventories: { ...current.inventories, [input.resourceClass]: fields },
+      }),
+    );
+  }
+  await gateway.readBack([input.providerUuid]);
+  return mirrored(gateway, input.providerUuid);
+}
+
+/** An inventory as Placement's JSON has it; omitted fields stay omitted (Placement's defaults). */
+function inventoryFields(i: InventoryInput) {
+  return Object.fromEntries(
+    Object.entries({ total: i.total, reserved: i.reserved, min_unit: i.minUnit, max_unit: i.maxUnit, step_size: i.stepSize, allocation_ratio: i.allocationRatio }).filter(([, v]) => v != null),
+  );
 }
 
 export async function setProviderTraits(gateway: Gateway, input: SetProviderTraitsInput): Promise<ProviderRow> {

@@ -93,5 +93,6 @@ defineMutation<SetInventoryInput>('setInventory', {
   payload: ProviderPayload,
   errors: [NotFoundError, GenerationConflictError],
   resolve: (input, ctx) => ({ provider: setInventory(ctx.db, input) }),
+  upstream: async (input, _ctx, gateway) => ({ provider: await through.setInventory(gateway, input) }),
   events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'setInventory', providerUuid: provider.uuid, kind: 'INVENTORIES' } }],
 });
