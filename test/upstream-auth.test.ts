@@ -579,6 +579,19 @@ describe('Keystone v3 session (against answers recorded from Keystone 22)', () =
     expect(ks.requests).toHaveLength(2);
   });
 
+  it('given the refused token, renews only while it is still the current one: many 401s, one renewal', async () => {
+    const ks = await started();
+    const s = session({ authUrl: ks.url, auth: passwordAuth() });
+    const refused = await s.token();
+    // Requests sent with the same token come back 401 one after another, not all at once.
+    expect(await s.token(refused)).toBe('gAAAAAB-fake-2');
+    expect(await s.token(refused)).toBe('gAAAAAB-fake-2');
+    expect(await s.token(refused)).toBe('gAAAAAB-fake-2');
+    expect(ks.requests).toHaveLength(2);
+    expect(await s.token('gAAAAAB-fake-2')).toBe('gAAAAAB-fake-3');
+    expect(ks.requests).toHaveLength(3);
+  });
+
   it('concurrent callers share one token request, renewals included', async () => {
     const ks = await started();
     const s = session({ authUrl: ks.url, auth: passwordAuth() });

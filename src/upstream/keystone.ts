@@ -236,15 +236,17 @@ export function keystoneSession(options: KeystoneOptions): KeystoneSession {
     return pending;
   }
 
-  async function valid(renew = false): Promise<Issued> {
+  async function valid(renew: boolean | string = false): Promise<Issued> {
     if (pending) return pending;
-    if (!renew && current && now() < current.renewAt) return current;
+    // A refused token that is no longer the current one was renewed already (by a concurrent 401).
+    const stale = renew === true || (typeof renew === 'string' && renew === current?.token);
+    if (!stale && current && now() < current.renewAt) return current;
     return issue();
   }
 
   return {
     tls: options.tls,
-    async token(renew = false) {
+    async token(renew: boolean | string = false) {
       return (await valid(renew)).token;
     },
     async endpoint(service) {

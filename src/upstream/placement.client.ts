@@ -94,8 +94,9 @@ export class PlacementClient {
     let renewed = false;
     for (let attempt = 1; ; attempt++) {
       let res: HttpResponse;
+      let token: string;
       try {
-        const token = await this.session.token();
+        token = await this.session.token();
         res = await this.http.send({
           method,
           url: base + path,
@@ -112,7 +113,7 @@ export class PlacementClient {
       this.count(res.status);
       if (res.status === 401 && !renewed) {
         renewed = true;
-        await this.session.token(true);
+        await this.session.token(token);
         attempt--;
         continue;
       }

@@ -12,8 +12,11 @@ export interface TlsOptions {
 export interface UpstreamSession {
   /** The service's endpoint URL, without a trailing slash; null when the cloud has no such service. */
   endpoint(service: ServiceType): Promise<string | null>;
-  /** A valid token; `renew` asks for a new one (after a 401). */
-  token(renew?: boolean): Promise<string>;
+  /**
+   * A valid token. After a 401, pass the token that was refused: a new one is fetched only if that
+   * is still the current one, so many requests refused at once renew once. `true` always renews.
+   */
+  token(renew?: boolean | string): Promise<string>;
   tls: TlsOptions;
   /** What an operator may see: endpoint or auth URL, auth method, user; never a secret. */
   describe(): string;
