@@ -97,9 +97,27 @@ export interface StopSummary {
  * share) as soon as it sends its request, naming the limit, and closed; one that sends nothing is closed
  * after 2 s. Past twice maxConnections the kernel's connections are dropped unanswered.
  */
-export function createNodeServer(server: BodyLimited & { limits: Limits; stopStreams?: () => void }): NodeServer {
+export interface Timeouts {
+  /** The request line and headers must arrive within this (then 408 and the connection closed). */
+  headersMs: number;
+  /** The whole request, body included, must arrive within this. */
+  requestMs: number;
+  /** An idle kept-alive connection is closed after this. */
+  keepAliveMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 };
+
+export function createNodeServer(server: BodyLimited & { limits: Limits; stopStreams?: () => void }, timeouts: Timeouts = DEFAULT_TIMEOUTS): NodeServer {
   const limits = server.limits;
-  const http = createHttpServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 });
+  const http = createHttpServer({
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    // Node checks the two request timeouts on this beat (30 s by default, which would let a slow client
+    // hold a connection up to 40 s past a 10 s limit).
+    connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs / 4),
+  });
   http.maxConnections = 2 * limits.maxConnections;
   const connections = new Counter();
   const streams = new Counter();
