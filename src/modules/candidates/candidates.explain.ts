@@ -6,7 +6,9 @@ import { fits } from '../../rules/capacity.js';
 import type { CapacityRow } from './candidates.data.js';
 import { CandidateIndex } from './candidates.index.js';
 import type { SearchGroup, SearchRequest } from './candidates.request.js';
-import { Enumerator, SearchFacts, answeredEmpty, countChoices, planGroups, yieldToEventLoop, type GroupPlan } from './candidates.search.js';
+import { SearchFacts, type GroupPlan } from './candidates.facts.js';
+import { answeredEmpty, countChoices, planGroups } from './candidates.plan.js';
+import { Enumerator, yieldToEventLoop } from './candidates.enumerate.js';
 
 export type ProblemKind =
   | 'NO_INVENTORY'

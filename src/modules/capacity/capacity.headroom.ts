@@ -14,7 +14,10 @@
 import type { Db } from '../../db/client.js';
 import { CandidateIndex } from '../candidates/candidates.index.js';
 import { fromInput } from '../candidates/candidates.request.js';
-import { AnswerShape, Enumerator, Layout, SearchFacts, planGroups, yieldToEventLoop, type Candidate, type GroupPlan } from '../candidates/candidates.search.js';
+import { SearchFacts, type GroupPlan } from '../candidates/candidates.facts.js';
+import { planGroups } from '../candidates/candidates.plan.js';
+import { Enumerator, Layout, yieldToEventLoop, type Candidate } from '../candidates/candidates.enumerate.js';
+import { AnswerShape } from '../candidates/candidates.answer.js';
 import { changeSince, dataVersion, providersById, type DataVersion } from '../candidates/candidates.data.js';
 import type { CandidateRequest, CandidatesRequestInput } from '../candidates/candidates.types.js';
 import type { ProviderRow } from '../providers/providers.service.js';
