@@ -17,6 +17,7 @@ import { createServer, type Server } from '../src/server.js';
 import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
 import { HttpClient, placementInstalled, startOurs, startPlacement, type Service } from './services.js';
 import { throughputTable } from './http.js';
+import { capacityBench } from './capacity.js';
 import { runLoad } from './load.js';
 import { scenarioText } from './generate.js';
 
@@ -349,3 +350,17 @@ for (const size of SIZES) await benchSize(size, withPlacement);
   db.close();
   rmSync(dir, { recursive: true, force: true });
 }
+
+// Capacity: rollups, flavor headroom, a /metrics scrape and the dashboard's query, at each size.
+if (process.env.BENCH_CAPACITY !== '0') {
+  for (const size of SIZES) {
+    const dir = mkdtempSync(join(tmpdir(), 'placement-gql-capacity-'));
+    const dbFile = join(dir, 'bench.db');
+    const db = openDatabase(dbFile);
+    importSnapshot(db, JSON.parse(readFileSync(scenarioFile(size), 'utf8')));
+    db.close();
+    await capacityBench(dbFile, size);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+

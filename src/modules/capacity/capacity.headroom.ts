@@ -272,6 +272,8 @@ function listPatterns(
   posOf: Map<number, number>,
   rowOf: (provider: number, classId: number) => { minUnit: number; maxUnit: number; stepSize: number } | undefined,
 ): TreeWork {
+  const fast = simpleTree(facts, plans, anchor, keyOf, posOf);
+  if (fast) return fast;
   const enumerator = new Enumerator(facts, plans, PATTERNS_PER_TREE, false, [anchor]);
   const summing = plans.some((p) => p.sharesClasses);
   const done = enumerator.run(STEPS_PER_TREE);
@@ -315,6 +317,37 @@ function listPatterns(
   return { root: anchor, patterns, listed, refused, reach: [...reach], counts: patterns.map(() => 0), fits: 0, atMost: 0, proven: false, leftover: false };
 }
 
+/**
+ * The common request, one unsuffixed group without required traits or same_subtree: its candidates at a
+ * tree are every choice of one provider per class (what the enumerator would list, without walking).
+ */
+function simpleTree(facts: SearchFacts, plans: GroupPlan[], anchor: number, keyOf: (provider: number, pos: number) => number, posOf: Map<number, number>): TreeWork | null {
+  if (plans.length !== 1 || facts.request.sameSubtree.length) return null;
+  const [plan] = plans;
+  if (plan.group.suffix !== '' || plan.fullMask !== 0) return null;
+  const lists = plan.optionsByAnchor.get(anchor)!;
+  let product = 1;
+  for (const ids of lists) product *= ids.length;
+  if (product > PATTERNS_PER_TREE) return null;
+  const pos = plan.classIds.map((classId) => posOf.get(classId)!);
+  const patterns: Pattern[] = [];
+  const picks = new Array<number>(lists.length).fill(0);
+  const walk = (k: number) => {
+    if (k === lists.length) {
+      patterns.push({ candidate: { anchor, picks: picks.slice() }, keys: picks.map((id, c) => keyOf(id, pos[c])), amounts: plan.amounts });
+      return;
+    }
+    for (const id of lists[k]) {
+      picks[k] = id;
+      walk(k + 1);
+    }
+  };
+  walk(0);
+  const reach: number[] = [];
+  lists.forEach((ids, k) => ids.forEach((id) => reach.push(keyOf(id, pos[k]))));
+  return { root: anchor, patterns, listed: true, refused: [], reach, counts: patterns.map(() => 0), fits: 0, atMost: 0, proven: false, leftover: false };
+}
+
 /** Adds (sign 1) or takes away (sign -1) the demand of a tree's counts. */
 function addCounts(tree: TreeWork, into: number[], sign: 1 | -1) {
   tree.counts.forEach((n, i) => {
@@ -348,6 +381,16 @@ function ratioBound(reach: readonly number[], free: number[], keys: Keys, demand
 function solveTree(tree: TreeWork, free: number[], keys: Keys, demands: ClassDemand[]) {
   const { patterns } = tree;
   const n = patterns.length;
+  if (n <= 1 && tree.listed) {
+    // No candidate, or one: as many copies as fit, nothing to search.
+    const p = patterns[0];
+    let m = p ? Infinity : 0;
+    if (p) p.keys.forEach((k, j) => (m = Math.min(m, Math.floor(free[k] / p.amounts[j]))));
+    tree.counts = p ? [Math.max(0, m)] : [];
+    tree.fits = tree.atMost = Math.max(0, m);
+    tree.proven = true;
+    return;
+  }
   const bound0 = ratioBound(tree.reach, free, keys, demands);
   const local = free;
   const x = new Array<number>(n).fill(0);
