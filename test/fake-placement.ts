@@ -33,9 +33,13 @@ export interface Recording {
 
 export const recording = (): Recording => fixture('./fixtures/upstream/placement-8.0.0.json');
 
-/** Canonical JSON: equal objects give equal text whatever their key order. */
+/** Canonical JSON: equal objects give equal text whatever their key order (and names in a list are a set, as traits are). */
 const canonical = (v: unknown): string =>
-  v === null || typeof v !== 'object' ? JSON.stringify(v) : Array.isArray(v) ? `[${v.map(canonical).join(',')}]` : `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`).join(',')}}`;
+  v === null || typeof v !== 'object'
+    ? JSON.stringify(v)
+    : Array.isArray(v)
+      ? `[${(v.every((x) => typeof x === 'string') ? [...v].sort() : v).map(canonical).join(',')}]`
+      : `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`).join(',')}}`;
 
 export async function startFakePlacement(rec: Recording) {
   let phase = 0;

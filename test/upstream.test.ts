@@ -206,6 +206,42 @@ describe('writes go through', () => {
   });
 });
 
+describe('provider config through the gateway', () => {
+  const DOCUMENT = ["meta:", "  schema_version: '1.0'", 'providers:', '  - identification:', '      name: cn2', '    traits:', '      additional:', '        - CUSTOM_GOLD',
+    '  - identification:', '      name: nfs', '    traits:', '      additional:', '        - CUSTOM_GOLD'].join('\n');
+  const APPLY = `mutation($d: [ProviderConfigDocument!]!) { applyProviderConfig(input: { documents: $d }) {
+    ${errorSelection('applyProviderConfig')} ... on ProviderConfigPlan { applied providers { provider { name traits } } } } }`;
+
+  it('stops at a refusal half-way, says what was applied, and converges when run again', async () => {
+    const { fake, gateway, yoga } = await setup();
+    fake.setPhase('allocations deleted through the gateway');
+    await gateway.refresh();
+    fake.setPhase('nfs changed by another client'); // the mirror has not seen it
+    const apply = async () => {
+      const response = await yoga.fetch('http://test/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: APPLY, variables: { d: [{ name: '10-gold.yaml', content: DOCUMENT }] } }) });
+      return ((await response.json()) as any).data.applyProviderConfig;
+    };
+    const first = await apply();
+    expect(first).toMatchObject({ __typename: 'GenerationConflict', code: 'placement.concurrent_update', expected: 5, actual: 6 });
+    expect(first.message).toMatch(/Applied before the refusal: cn2 \(c0000000-0000-0000-0000-000000000002\); nothing on the others\. Run the same apply again/);
+    expect(fake.phase).toBe('config: cn2 written');
+    await gateway.refresh();
+    const second = await apply();
+    expect(second.applied).toBe(true);
+    expect(fake.phase).toBe('config: nfs written');
+    // Only nfs was written the second time.
+    expect(fake.requests.filter((r) => !r.startsWith('GET'))).toEqual([
+      'PUT /traits/CUSTOM_GOLD',
+      'PUT /resource_providers/c0000000-0000-0000-0000-000000000002/traits',
+      'PUT /resource_providers/5a000000-0000-0000-0000-000000000001/traits',
+      'PUT /resource_providers/5a000000-0000-0000-0000-000000000001/traits',
+    ]);
+    const third = await apply();
+    expect(third.applied).toBe(true);
+    expect(fake.requests.filter((r) => !r.startsWith('GET'))).toHaveLength(4);
+  });
+});
+
 describe('placement-gql sync', () => {
   const run = (args: string[]) =>
     promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { env: { ...process.env, OS_CLOUD: '', OS_AUTH_URL: '' } }).then(

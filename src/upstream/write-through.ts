@@ -12,6 +12,7 @@ import { all } from '../db/sql.js';
 import type { Gateway } from './gateway.js';
 import { UpstreamError, UpstreamUnreachable } from './placement.client.js';
 import { syncNames } from './mirror.store.js';
+import { checkedPlan, isChanged, plannedState, recordProvenance, type ApplyConfigInput, type ConfigPlan } from '../modules/provider-config/provider-config.service.js';
 
 /** What the caller was doing, to word Placement's refusal as a typed error. */
 interface Subject {
@@ -214,4 +215,61 @@ function providersOfConsumer(gateway: Gateway, consumerUuid: string): string[] {
     'SELECT DISTINCT rp.uuid FROM allocations a JOIN resource_providers rp ON rp.id = a.resource_provider_id WHERE a.consumer_id = ?',
     consumer.id,
   ).map((r) => r.uuid);
+}
+
+/**
+ * Provider config through the gateway: planned on the mirror, then written provider by provider,
+ * each with the generation the plan read. Placement has no transaction across providers, so a
+ * refusal half-way stops the apply: the providers done so far keep their changes (and their
+ * provenance records), the refusal says which they are, and the same apply run again plans only
+ * what is left and converges.
+ */
+export async function applyProviderConfig(gateway: Gateway, input: ApplyConfigInput): Promise<ConfigPlan> {
+  const plan = gateway.db.transaction(() => checkedPlan(gateway.db, input));
+  if (plan.dryRun || plan.errors.length > 0) return plan;
+  for (const name of plan.newTraits) await through(gateway, { kind: 'trait', key: `name=${name}` }, () => gateway.write('PUT', `/traits/${encodeURIComponent(name)}`));
+  for (const name of plan.newResourceClasses) {
+    await through(gateway, { kind: 'resource class', key: `name=${name}` }, () => gateway.write('PUT', `/resource_classes/${encodeURIComponent(name)}`));
+  }
+  if (plan.newTraits.length) await refreshNames(gateway, 'traits');
+  if (plan.newResourceClasses.length) await refreshNames(gateway, 'resource_classes');
+  const changed = plan.providers.filter(isChanged);
+  const next = plannedState(gateway.db, changed);
+  const done: typeof changed = [];
+  try {
+    for (const p of changed) {
+      const uuid = p.provider.uuid;
+      const { inventories, traits } = next.get(p.provider.id)!;
+      let generation = p.generation;
+      const subject = { provider: uuid, generation, generationField: 'expectedGenerations' };
+      if (p.addInventories.length || p.changeInventories.length || p.removeInventories.length) {
+        const answer = await through(gateway, subject, () =>
+          gateway.write<any>('PUT', `/resource_providers/${uuid}/inventories`, {
+            resource_provider_generation: generation,
+            inventories: Object.fromEntries([...inventories].map(([rc, f]) => [rc, inventoryFields({ resourceClass: rc, ...f })])),
+          }),
+        );
+        generation = answer.resource_provider_generation;
+      }
+      if (p.addTraits.length || p.removeTraits.length) {
+        await through(gateway, { ...subject, generation }, () => gateway.write('PUT', `/resource_providers/${uuid}/traits`, { resource_provider_generation: generation, traits }));
+      }
+      done.push(p);
+    }
+  } catch (error) {
+    if (done.length) await settle(gateway, done);
+    if (error instanceof DomainError && done.length) {
+      error.message = `${error.message} Applied before the refusal: ${done.map((p) => `${p.provider.name} (${p.provider.uuid})`).join(', ')}; nothing on the others. Run the same apply again to finish it.`;
+    }
+    throw error;
+  }
+  await settle(gateway, done, plan.providers);
+  plan.applied = true;
+  return plan;
+}
+
+/** Reads back the providers written, then records what the documents set (on `recorded`, those written by default). */
+async function settle(gateway: Gateway, written: ConfigPlan['providers'], recorded = written) {
+  await gateway.readBack(written.map((p) => p.provider.uuid));
+  gateway.db.transaction(() => recordProvenance(gateway.db, recorded));
 }

@@ -1,6 +1,7 @@
 // Provider config: checking Nova provider-config documents, planning and applying them, and where a
 // provider's inventories and traits came from.
 import { builder } from '../../builder.js';
+import * as through from '../../upstream/write-through.js';
 import { defineMutation } from '../common/mutation.js';
 import { GenerationConflictError } from '../common/errors.graphql.js';
 import type { InventoryFields } from '../inventories/inventories.service.js';
@@ -121,6 +122,7 @@ defineMutation<ApplyConfigInput, ConfigPlan>('applyProviderConfig', {
   payload: ProviderConfigPlan,
   errors: [GenerationConflictError],
   resolve: (input, ctx) => applyProviderConfig(ctx.db, input),
+  upstream: (input, _ctx, gateway) => through.applyProviderConfig(gateway, input),
   events: (plan) =>
     plan.applied
       ? [{ topic: 'providerConfigApplied', payload: { documents: plan.documents, providerUuids: plan.providers.filter(isChanged).map((p) => p.provider.uuid) } }]

@@ -339,6 +339,15 @@ export function planProviderConfig(db: Db, documents: ConfigDocument[], dryRun =
 
 /** Plans and, unless it is a dry run or has errors, applies: call inside one transaction. */
 export function applyProviderConfig(db: Db, input: ApplyConfigInput): ConfigPlan {
+  const plan = checkedPlan(db, input);
+  if (plan.dryRun || plan.errors.length > 0) return plan;
+  writePlan(db, plan);
+  plan.applied = true;
+  return plan;
+}
+
+/** The plan of an apply, refused when a provider changed since the generations the caller read. */
+export function checkedPlan(db: Db, input: ApplyConfigInput): ConfigPlan {
   const plan = planProviderConfig(db, input.documents, !!input.dryRun);
   for (const expected of input.expectedGenerations ?? []) {
     const planned = plan.providers.find((p) => p.provider.uuid === expected.providerUuid);
@@ -352,9 +361,6 @@ export function applyProviderConfig(db: Db, input: ApplyConfigInput): ConfigPlan
       );
     }
   }
-  if (plan.dryRun || plan.errors.length > 0) return plan;
-  writePlan(db, plan);
-  plan.applied = true;
   return plan;
 }
 
@@ -362,18 +368,40 @@ export function applyProviderConfig(db: Db, input: ApplyConfigInput): ConfigPlan
 function writePlan(db: Db, plan: ConfigPlan) {
   ensureCustomTraits(db, plan.newTraits);
   ensureCustomResourceClasses(db, plan.newResourceClasses);
-  const ids = plan.providers.map((p) => p.provider.id);
-  const current = groupByProvider(inventoriesOf(db, ids));
   const classIds = new Map(all<{ id: number; name: string }>(db, 'SELECT id, name FROM resource_classes').map((r) => [r.name, r.id]));
-  const traitIds = new Map(
-    all<{ id: number; name: string }>(
-      db,
-      'SELECT id, name FROM traits WHERE name IN (SELECT value FROM json_each(?))',
-      list(plan.providers.flatMap((p) => p.addTraits.map((t) => t.trait))),
-    ).map((r) => [r.name, r.id]),
-  );
+  const traitIds = new Map(all<{ id: number; name: string }>(db, 'SELECT id, name FROM traits').map((r) => [r.name, r.id]));
+  const changed = plan.providers.filter(isChanged);
+  const next = plannedState(db, changed);
+  for (const p of changed) {
+    bumpGeneration(db, p.provider, p.generation);
+    const { inventories, traits } = next.get(p.provider.id)!;
+    writeInventories(db, p.provider.id, [...inventories].map(([name, fields]) => ({ classId: classIds.get(name)!, fields })));
+    writeProviderTraits(db, p.provider.id, traits.map((t) => traitIds.get(t)!));
+  }
+  recordProvenance(db, plan.providers);
+}
 
-  // Records that no longer hold (removed or changed by other means) go; the declared ones are written.
+/** What the changed providers of a plan hold once it is applied: every inventory and trait. */
+export function plannedState(db: Db, providers: ProviderPlan[]): Map<number, { inventories: Map<string, InventoryFields>; traits: string[] }> {
+  const current = groupByProvider(inventoriesOf(db, providers.map((p) => p.provider.id)));
+  const state = new Map<number, { inventories: Map<string, InventoryFields>; traits: string[] }>();
+  for (const p of providers) {
+    const id = p.provider.id;
+    const removed = new Set(p.removeInventories.map((i) => i.resourceClass));
+    const inventories = new Map<string, InventoryFields>((current.get(id) ?? []).filter((r) => !removed.has(r.resourceClass)).map((r) => [r.resourceClass, fieldsOf(r)]));
+    for (const inv of [...p.addInventories, ...p.changeInventories]) inventories.set(inv.resourceClass, inv.after!);
+    const removedTraits = new Set(p.removeTraits.map((t) => t.trait));
+    const held = all<{ name: string }>(db, 'SELECT t.name FROM provider_traits pt JOIN traits t ON t.id = pt.trait_id WHERE pt.resource_provider_id = ?', id).map((t) => t.name);
+    state.set(id, { inventories, traits: [...held.filter((t) => !removedTraits.has(t)), ...p.addTraits.map((t) => t.trait)] });
+  }
+  return state;
+}
+
+/**
+ * The provenance records of the providers of a plan, once their changes are written: records that
+ * no longer hold (removed, or changed by other means) go; the declared ones are written.
+ */
+export function recordProvenance(db: Db, providers: ProviderPlan[]) {
   run(
     db,
     `DELETE FROM provider_config_inventories WHERE NOT EXISTS (SELECT 1 FROM inventories i JOIN resource_classes rc ON rc.id = i.resource_class_id
@@ -387,24 +415,11 @@ function writePlan(db: Db, plan: ConfigPlan) {
     `DELETE FROM provider_config_traits WHERE NOT EXISTS (SELECT 1 FROM provider_traits pt JOIN traits t ON t.id = pt.trait_id
        WHERE pt.resource_provider_id = provider_config_traits.resource_provider_id AND t.name = provider_config_traits.trait)`,
   );
-
-  for (const p of plan.providers) {
-    const id = p.provider.id;
-    if (isChanged(p)) {
-      bumpGeneration(db, p.provider, p.generation);
-      const removed = new Set(p.removeInventories.map((i) => i.resourceClass));
-      const next = new Map<string, InventoryFields>((current.get(id) ?? []).filter((r) => !removed.has(r.resourceClass)).map((r) => [r.resourceClass, fieldsOf(r)]));
-      for (const inv of [...p.addInventories, ...p.changeInventories]) next.set(inv.resourceClass, inv.after!);
-      writeInventories(db, id, [...next].map(([name, fields]) => ({ classId: classIds.get(name)!, fields })));
-      const removedTraits = new Set(p.removeTraits.map((t) => t.trait));
-      const traitRows = all<{ id: number; name: string }>(db, 'SELECT t.id, t.name FROM provider_traits pt JOIN traits t ON t.id = pt.trait_id WHERE pt.resource_provider_id = ?', id);
-      const nextTraits = [...traitRows.filter((t) => !removedTraits.has(t.name)).map((t) => t.id), ...p.addTraits.map((t) => traitIds.get(t.trait)!)];
-      writeProviderTraits(db, id, nextTraits);
-    }
-    for (const inv of p.removeInventories) run(db, 'DELETE FROM provider_config_inventories WHERE resource_provider_id = ? AND resource_class = ?', id, inv.resourceClass);
-    for (const t of p.removeTraits) run(db, 'DELETE FROM provider_config_traits WHERE resource_provider_id = ? AND trait = ?', id, t.trait);
+  for (const p of providers) {
+    for (const inv of p.removeInventories) run(db, 'DELETE FROM provider_config_inventories WHERE resource_provider_id = ? AND resource_class = ?', p.provider.id, inv.resourceClass);
+    for (const t of p.removeTraits) run(db, 'DELETE FROM provider_config_traits WHERE resource_provider_id = ? AND trait = ?', p.provider.id, t.trait);
   }
-  for (const p of plan.providers) writeRecords(db, p);
+  for (const p of providers) writeRecords(db, p);
 }
 
 /** Records what the entry of a provider declares and config owns: added or changed now, or owned already (maybe by another document). */
