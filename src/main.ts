@@ -161,7 +161,7 @@ async function main(argv: string[]): Promise<number> {
           console.log(`Dashboard: http://${shown}:${bound}/dashboard`);
         });
       }
-      const session = await upstreamSession(values);
+      const session = await upstreamSession(values, { requireFlag: true });
       let gateway: Gateway | null = null;
       if (session) {
         const intervalText = String(values['sync-interval'] ?? '15');

@@ -778,6 +778,31 @@ describe('placement-gql sync when Keystone refuses or is out of reach', () => {
   });
 });
 
+describe('placement-gql serve with OS_* variables in the environment', () => {
+  it('stays standalone with only OS_* variables set: gateway mode needs --upstream or --os-cloud', async () => {
+    const where = places();
+    const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OS_')));
+    // An openrc sourced in the shell: a Keystone that is not even there.
+    const env = { ...clean, HOME: where.home, OS_AUTH_URL: 'http://127.0.0.1:9/v3', OS_USERNAME: 'admin', OS_PASSWORD: PASSWORD, OS_PROJECT_NAME: 'admin' };
+    const child = execFile(process.execPath, ['--import', 'tsx', main, 'serve', '--db', join(where.root, 'standalone.db'), '--port', '0', '--workers', '1', '--quiet'], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      env,
+    });
+    let out = '';
+    child.stdout!.on('data', (chunk) => (out += chunk));
+    child.stderr!.on('data', (chunk) => (out += chunk));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 30_000);
+      child.stdout!.on('data', () => out.includes('GraphiQL:') && (clearTimeout(timer), resolve()));
+      child.on('exit', () => (clearTimeout(timer), reject(new Error(`serve exited: ${out}`))));
+    });
+    child.kill('SIGTERM');
+    expect(out).toContain('placement-gql serving');
+    expect(out).not.toContain('Gateway mode');
+  });
+});
+
 describe('TLS to Keystone with a CA file', () => {
   it('verifies the certificate against --upstream-cacert / clouds.yaml cacert, refuses it otherwise, skips with verify: false', async () => {
     // A throwaway self-signed certificate for 127.0.0.1, made at test time.

@@ -10,7 +10,11 @@ export const UPSTREAM_FLAGS = {
   'sync-interval': { type: 'string' },
 } as const;
 
-/** The session the flags and OS_* variables ask for; null when none is configured (standalone mode). */
-export async function upstreamSession(values: Record<string, string | boolean | undefined>): Promise<UpstreamSession | null> {
-  return resolveUpstreamOptions(values as UpstreamFlags, process.env, { cwd: process.cwd(), home: homedir() });
+/**
+ * The session the flags and OS_* variables ask for; null when none is configured (standalone mode).
+ * `requireFlag` (serve): only --upstream or --os-cloud turn gateway mode on, so a shell with an openrc
+ * sourced still serves the standalone database instead of mirroring a cloud over it.
+ */
+export async function upstreamSession(values: Record<string, string | boolean | undefined>, options: { requireFlag?: boolean } = {}): Promise<UpstreamSession | null> {
+  return resolveUpstreamOptions(values as UpstreamFlags, process.env, { cwd: process.cwd(), home: homedir(), requireFlag: options.requireFlag });
 }
