@@ -249,7 +249,7 @@ function stopOnSignals(node: NodeServer, db: { close(): unknown }, gateway: Gate
     gateway?.stop();
     const summary = await node.stop(10_000);
     db.close();
-    if (report) console.log(`placement-gql stopped: ${summary.inFlight} request(s) in flight at the signal; ${summary.answered} of ${summary.received} request(s) read were answered, ${summary.cut} cut; database closed.`);
+    console.log(`placement-gql ${report ? '' : `worker ${process.pid} `}stopped: ${summary.inFlight} request(s) in flight at the signal; ${summary.answered} of ${summary.received} request(s) read were answered, ${summary.cut} cut; database closed.`);
     process.exit(0);
   };
   process.on('SIGINT', stop);

@@ -11,9 +11,9 @@ import { openDatabase } from '../src/db/client.js';
 import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
 import { demoCloud, tempDbFile } from './helpers.js';
 
-async function serve(dbFile: string) {
+async function serve(dbFile: string, workers: number) {
   const port = String(20000 + Math.floor(Math.random() * 20000));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--db', dbFile, '--port', port, '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--db', dbFile, '--port', port, '--quiet', '--workers', String(workers)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));
@@ -56,9 +56,9 @@ function load(clients: number, request: (client: number, n: number) => Promise<{
 }
 
 describe('graceful stop (SIGTERM) under load', () => {
-  it('answers every request it read, ends the subscription stream with a last event, keeps every acknowledged write, exits 0', async () => {
+  it.each([1, 2])('answers every request it read, ends the subscription stream with a last event, keeps every acknowledged write, exits 0 (%i worker(s))', async (workers) => {
     const dbFile = demoDb();
-    const server = await serve(dbFile);
+    const server = await serve(dbFile, workers);
 
     // A dashboard subscribed to changes.
     const stream = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ query: 'subscription { providerChanged { providerUuid kind } }' }) });
@@ -96,23 +96,29 @@ describe('graceful stop (SIGTERM) under load', () => {
     const created = () => running.answers.flatMap((a) => (a.body.data?.createResourceProvider?.provider ? [a.body.data.createResourceProvider.provider.name] : []));
 
     expect(code).toBe(0);
-    const summary = server.output().match(/(\d+) request\(s\) in flight at the signal; (\d+) of (\d+) request\(s\) read were answered, (\d+) cut/);
-    expect(summary, server.output()).not.toBeNull();
-    const [inFlight, answered, received, cut] = summary!.slice(1).map(Number);
-    console.log(`graceful stop under load: ${received} requests read, ${answered} answered, ${cut} cut, ${inFlight} in flight at the signal; ${running.failures.length} refused at connecting after it`);
+    // Each serving process says what its stop did (one line, or one per worker).
+    const summaries = [...server.output().matchAll(/stopped: (\d+) request\(s\) in flight at the signal; (\d+) of (\d+) request\(s\) read were answered, (\d+) cut/g)];
+    expect(summaries.length, server.output()).toBe(workers);
+    const [inFlight, answered, received, cut] = [1, 2, 3, 4].map((i) => summaries.reduce((sum, m) => sum + Number(m[i]), 0));
+    console.log(`graceful stop under load, ${workers} worker(s): ${received} requests read, ${answered} answered, ${cut} cut, ${inFlight} in flight at the signal; ${running.failures.length} never read (refused or reset at connecting after it)`);
     expect(cut).toBe(0);
     expect(answered).toBe(received);
     // Every request the server read reached its client whole: the load's answers and the stream.
     expect(running.answers.length + 2).toBe(received);
     // At least the stream and the slow request were in flight; the slow one got its whole answer.
     expect(inFlight).toBeGreaterThanOrEqual(2);
-    expect(await slow).toEqual({ status: 200, body: { data: { resourceProviders: { totalCount: 33 + created().length, nodes: expect.any(Array) } } } });
+    const slowAnswer = await slow;
+    expect(slowAnswer.status).toBe(200);
+    expect(slowAnswer.body.data.resourceProviders.nodes).toHaveLength(5);
+    expect(slowAnswer.body.data.resourceProviders.totalCount).toBeGreaterThan(33);
     for (const answer of running.answers) {
       expect(answer.status).toBe(200);
       expect(answer.body.errors).toBeUndefined();
     }
-    // Requests the server never read were refused at connecting (the port closed), none cut half way.
-    for (const failure of running.failures) expect(failure).toBe('ECONNREFUSED');
+    // The requests that failed were never read (the counts above match): refused at connecting once the
+    // port closed, or reset from the listening socket's queue as it closed (the kernel's, or under
+    // --workers the primary's).
+    for (const failure of running.failures) expect(failure).toMatch(/^(ECONNREFUSED|ECONNRESET)$/);
 
     // The stream heard the writes, then a last event saying why it ends, then the end.
     expect(text).toContain('"kind":"PROVIDER"');
@@ -134,7 +140,8 @@ describe('graceful stop (SIGTERM) under load', () => {
 describe('SIGKILL during writes', () => {
   it('leaves a sound database: no mutation half applied, every acknowledged one there', async () => {
     const dbFile = demoDb();
-    const server = await serve(dbFile);
+    // One process: the kill hits the very process that writes.
+    const server = await serve(dbFile, 1);
     // Each writer owns one provider and sets its three inventories to its n-th value (n rising), then its two
     // traits to n's parity: a half-applied mutation would show different numbers, or one trait of each.
     const writers = 6;
