@@ -54,15 +54,15 @@ function providerFacts(db: Db, filter: ProviderFilter): ProviderFacts[] {
   const { where, params } = filterClause(db, filter);
   const found = rows<[number, string, string, string | null, number | null, number | null, number | null, number | null]>(
     db,
-    `WITH p AS (SELECT rp.id, rp.uuid, rp.root_id FROM resource_providers rp ${where}),
-     used AS (SELECT a.resource_provider_id AS id, a.resource_class_id AS rc, SUM(a.used) AS used FROM allocations a
-              WHERE a.resource_provider_id IN (SELECT id FROM p) GROUP BY a.resource_provider_id, a.resource_class_id)
-     SELECT p.id, p.uuid, r.uuid, rc.name, i.total, i.reserved, i.allocation_ratio, COALESCE(u.used, 0)
-     FROM p JOIN resource_providers r ON r.id = p.root_id
-     LEFT JOIN inventories i ON i.resource_provider_id = p.id
+    // Usage per inventory through the (provider, class) index of allocations: a grouped subquery joined
+    // back costs several times more here.
+    `SELECT rp.id, rp.uuid, r.uuid, rc.name, i.total, i.reserved, i.allocation_ratio,
+       COALESCE((SELECT SUM(a.used) FROM allocations a WHERE a.resource_provider_id = i.resource_provider_id AND a.resource_class_id = i.resource_class_id), 0)
+     FROM resource_providers rp JOIN resource_providers r ON r.id = rp.root_id
+     LEFT JOIN inventories i ON i.resource_provider_id = rp.id
      LEFT JOIN resource_classes rc ON rc.id = i.resource_class_id
-     LEFT JOIN used u ON u.id = p.id AND u.rc = i.resource_class_id
-     ORDER BY p.id, rc.id`,
+     ${where}
+     ORDER BY rp.id, rc.id`,
     ...params,
   );
   const result: ProviderFacts[] = [];
