@@ -675,6 +675,16 @@ describe('Keystone v3 session (against answers recorded from Keystone 22)', () =
     }
   });
 
+  it('a user and password written into the auth URL are shown in no message', async () => {
+    const ks = await started();
+    const withUserinfo = ks.url.replace('http://', 'http://ops:url-s3cret@');
+    const s = session({ authUrl: withUserinfo, auth: passwordAuth({ password: 'not-the-password' }) });
+    const error = await authError(s.token());
+    expect(error.message).toContain(`401 from ${ks.url}/v3/auth/tokens`);
+    expect(s.describe()).toMatch(new RegExp(`^Keystone ${ks.url}/v3 as `));
+    for (const text of [error.message, s.describe()]) expect(text).not.toContain('url-s3cret');
+  });
+
   it('describe() names the auth URL, method and user, never the password, secret or token', async () => {
     const ks = await started();
     const s = session({ authUrl: ks.url, auth: passwordAuth(), region: 'RegionOne', interface: 'internal' });

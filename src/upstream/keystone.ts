@@ -157,8 +157,22 @@ export interface KeystoneSession extends UpstreamSession {
   close(): void;
 }
 
+/** The URL as it may be shown: without a user or password written into it. */
+function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.username && !parsed.password) return url;
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString().replace(/\/+$/, '');
+  } catch {
+    return url;
+  }
+}
+
 export function keystoneSession(options: KeystoneOptions): KeystoneSession {
-  const tokensUrl = `${identityV3Url(options.authUrl)}/auth/tokens`;
+  const requestUrl = `${identityV3Url(options.authUrl)}/auth/tokens`;
+  const tokensUrl = shownUrl(requestUrl);
   const iface = options.interface ?? 'public';
   const now = options.now ?? Date.now;
   const renewBefore = options.renewBeforeMs ?? 60_000;
@@ -179,7 +193,7 @@ export function keystoneSession(options: KeystoneOptions): KeystoneSession {
   async function post(): Promise<HttpResponse> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const response = await http.send({ method: 'POST', url: tokensUrl, body: authRequestBody(options.auth) });
+        const response = await http.send({ method: 'POST', url: requestUrl, body: authRequestBody(options.auth) });
         if (response.status < 500 || attempt >= attempts) return response;
       } catch (error) {
         if (!(error instanceof ConnectionError)) throw error;
@@ -257,7 +271,7 @@ export function keystoneSession(options: KeystoneOptions): KeystoneSession {
     describe() {
       const where = [options.region ? `region ${options.region}` : undefined, `${iface} endpoints`].filter(Boolean).join(', ');
       const override = options.endpointOverride?.placement ? `, placement at ${options.endpointOverride.placement.replace(/\/+$/, '')}` : '';
-      return `Keystone ${identityV3Url(options.authUrl)} as ${who} (${where}${override})`;
+      return `Keystone ${shownUrl(identityV3Url(options.authUrl))} as ${who} (${where}${override})`;
     },
     close() {
       if (ownHttp) http.close();
