@@ -10,6 +10,7 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     UUID: { Input: string; Output: string };
     JSON: { Input: unknown; Output: unknown };
+    SafeInt: { Input: number; Output: number };
   };
   DefaultFieldNullability: false;
   DefaultEdgesNullability: { list: false; items: false };

@@ -25,6 +25,19 @@ import {
   type HeadroomGroupBy,
 } from './capacity.service.js';
 
+// Sums of capacity outgrow GraphQL's 32-bit Int (MEMORY_MB over 10,000 compute nodes is billions).
+builder.scalarType('SafeInt', {
+  description: 'An integer of at most 2^53 - 1 in size, written as a JSON number: sums of capacity go past the 32 bits of Int.',
+  serialize: (value) => {
+    if (!Number.isSafeInteger(value)) throw new Error(`SafeInt cannot represent ${String(value)}.`);
+    return value;
+  },
+  parseValue: (value) => {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new QueryError(`SafeInt must be an integer of at most 2^53 - 1 in size; got ${JSON.stringify(value)}.`);
+    return value;
+  },
+});
+
 export const CapacityGroupByRef = builder.enumType('CapacityGroupBy', {
   description: 'What capacity is grouped by (several: one group per combination).',
   values: {
@@ -40,11 +53,11 @@ export const CapacityResourceRef = builder.objectRef<CapacityResource>('Capacity
   description: 'Capacity of one resource class, summed over the inventories of a group of providers.',
   fields: (t) => ({
     resourceClass: t.exposeString('resourceClass', { description: 'The resource class.' }),
-    total: t.exposeInt('total', { description: 'Sum of the inventories\' total.' }),
-    reserved: t.exposeInt('reserved', { description: 'Sum of the inventories\' reserved.' }),
-    capacity: t.exposeInt('capacity', { description: "Sum of each inventory's floor((total - reserved) * allocation_ratio)." }),
-    used: t.exposeInt('used', { description: 'Sum of the allocations against them.' }),
-    free: t.exposeInt('free', { description: 'capacity - used (an inventory lowered below its usage counts negative).' }),
+    total: t.expose('total', { type: 'SafeInt', description: 'Sum of the inventories\' total.' }),
+    reserved: t.expose('reserved', { type: 'SafeInt', description: 'Sum of the inventories\' reserved.' }),
+    capacity: t.expose('capacity', { type: 'SafeInt', description: "Sum of each inventory's floor((total - reserved) * allocation_ratio)." }),
+    used: t.expose('used', { type: 'SafeInt', description: 'Sum of the allocations against them.' }),
+    free: t.expose('free', { type: 'SafeInt', description: 'capacity - used (an inventory lowered below its usage counts negative).' }),
     providerCount: t.exposeInt('providerCount', { description: 'Providers of the group with an inventory of this class.' }),
     usedRatio: t.float({ description: 'used / capacity (0 without capacity).', resolve: (r) => (r.capacity > 0 ? r.used / r.capacity : 0) }),
   }),
@@ -129,7 +142,7 @@ const StrandedPartRef = builder.objectRef<StrandedPart>('StrandedPart').implemen
   fields: (t) => ({
     reason: t.field({ type: StrandedReasonRef, description: 'Why it cannot be used.', resolve: (p) => p.reason }),
     description: t.string({ description: 'The reason in words.', resolve: (p) => STRANDED_REASONS[p.reason] }),
-    amount: t.exposeInt('amount', { description: 'Units left for this reason.' }),
+    amount: t.expose('amount', { type: 'SafeInt', description: 'Units left for this reason.' }),
     providerCount: t.exposeInt('providerCount', { description: 'Inventories (one per provider) holding them.' }),
   }),
 });
@@ -138,8 +151,8 @@ const StrandedClassRef = builder.objectRef<StrandedClass>('StrandedCapacity').im
   description: 'Free capacity of one class asked by the request that no further instance can use once `fits` instances are placed.',
   fields: (t) => ({
     resourceClass: t.exposeString('resourceClass', { description: 'The resource class.' }),
-    free: t.exposeInt('free', { description: 'Free now, over every inventory of the class (in the request\'s trees with inTree).' }),
-    left: t.exposeInt('left', { description: 'Free once the plan is placed: all of it stranded.' }),
+    free: t.expose('free', { type: 'SafeInt', description: 'Free now, over every inventory of the class (in the request\'s trees with inTree).' }),
+    left: t.expose('left', { type: 'SafeInt', description: 'Free once the plan is placed: all of it stranded.' }),
     reasons: t.expose('reasons', { type: [StrandedPartRef], description: 'What is left, by reason, largest first.' }),
   }),
 });
