@@ -149,14 +149,35 @@ export async function readPlacement(client: PlacementClient, known: KnownState, 
   };
   await Promise.all([...seenGenerations].filter(([uuid, g]) => known.consumers.get(uuid)?.generation !== g).map(([uuid]) => rereadConsumer(uuid)));
 
-  // 3. Usage per project, against the mirror so updated: a difference is a consumer deleted unannounced.
+  // 3. Usage per project, against the mirror so updated: a difference is a consumer deleted
+  // unannounced. It is narrowed to the project's users, then the consumers of a user that differs
+  // are read again, those whose allocation fits in the difference first, until it is explained.
+  const usage = async (project: string, user?: string) => {
+    const query = `project_id=${encodeURIComponent(project)}${user ? `&user_id=${encodeURIComponent(user)}` : ''}`;
+    return placementTotals((await client.call<{ usages: Record<string, any> }>('GET', `/usages?${query}`)).usages);
+  };
+  const members = (project: string, user?: string) => [...model.keys()].filter((c) => metas.get(c)?.project === project && (!user || metas.get(c)?.user === user));
   const projects = new Set([...model.keys()].map((c) => metas.get(c)?.project).filter((p): p is string => !!p));
   await Promise.all(
     [...projects].map(async (project) => {
-      const answer = await client.call<{ usages: Record<string, any> }>('GET', `/usages?project_id=${encodeURIComponent(project)}`);
-      if (sameTotals(placementTotals(answer.usages), mirrorTotals(model, metas, project))) return;
-      const members = [...model.keys()].filter((c) => metas.get(c)?.project === project && !reread.has(c));
-      await Promise.all(members.map(rereadConsumer));
+      if (sameTotals(await usage(project), mirrorTotals(model, members(project)))) return;
+      const users = new Set(members(project).map((c) => metas.get(c)!.user));
+      await Promise.all(
+        [...users].map(async (user) => {
+          const delta = difference(mirrorTotals(model, members(project, user)), await usage(project, user));
+          const fits = (c: string) => [...consumerTotals(model.get(c)!)].every(([rc, n]) => n <= (delta.get(rc) ?? 0));
+          const suspects = members(project, user)
+            .filter((c) => !reread.has(c))
+            .sort((a, b) => Number(fits(b)) - Number(fits(a)));
+          for (const c of suspects) {
+            if ([...delta.values()].every((n) => n === 0)) break;
+            const before = consumerTotals(model.get(c)!);
+            await rereadConsumer(c);
+            const after = model.has(c) ? consumerTotals(model.get(c)!) : new Map<string, number>();
+            for (const rc of new Set([...before.keys(), ...after.keys()])) delta.set(rc, (delta.get(rc) ?? 0) - (before.get(rc) ?? 0) + (after.get(rc) ?? 0));
+          }
+        }),
+      );
     }),
   );
   for (const [uuid, byProvider] of model) if (byProvider.size === 0) model.delete(uuid);
@@ -189,13 +210,23 @@ function placementTotals(usages: Record<string, any>): Map<string, number> {
   return totals;
 }
 
-function mirrorTotals(model: Map<string, Map<string, Record<string, number>>>, metas: Map<string, ConsumerMeta>, project: string): Map<string, number> {
+function mirrorTotals(model: Map<string, Map<string, Record<string, number>>>, consumers: string[]): Map<string, number> {
   const totals = new Map<string, number>();
-  for (const [consumer, byProvider] of model) {
-    if (metas.get(consumer)?.project !== project) continue;
-    for (const resources of byProvider.values()) for (const [rc, n] of Object.entries(resources)) n && totals.set(rc, (totals.get(rc) ?? 0) + n);
-  }
+  for (const c of consumers) for (const [rc, n] of consumerTotals(model.get(c)!)) totals.set(rc, (totals.get(rc) ?? 0) + n);
   return totals;
+}
+
+function consumerTotals(byProvider: Map<string, Record<string, number>>): Map<string, number> {
+  const totals = new Map<string, number>();
+  for (const resources of byProvider.values()) for (const [rc, n] of Object.entries(resources)) n && totals.set(rc, (totals.get(rc) ?? 0) + n);
+  return totals;
+}
+
+/** What the mirror holds beyond Placement, per class (what unannounced deletions took away). */
+function difference(mirror: Map<string, number>, placement: Map<string, number>): Map<string, number> {
+  const delta = new Map<string, number>();
+  for (const rc of new Set([...mirror.keys(), ...placement.keys()])) delta.set(rc, (mirror.get(rc) ?? 0) - (placement.get(rc) ?? 0));
+  return delta;
 }
 
 const sameTotals = (a: Map<string, number>, b: Map<string, number>) => a.size === b.size && [...a].every(([rc, n]) => b.get(rc) === n);
