@@ -6,7 +6,7 @@
 // Clouds come from the project's generator (bench/generate.ts, seed 1) and are cached in bench/.cache/,
 // with Placement's database once loaded through its API.
 // Knobs: BENCH_SIZES=1000,10000  BENCH_REPEAT=20  BENCH_PLACEMENT=0 (skip Placement)  BENCH_PLACEMENT_REPEAT=5
-//        BENCH_INPROCESS=0 (skip the in-process table)  BENCH_THROUGHPUT=0  BENCH_LOAD=0
+//        BENCH_GATEWAY=0 (skip the gateway sync)  BENCH_INPROCESS=0 (skip the in-process table)  BENCH_THROUGHPUT=0  BENCH_LOAD=0
 // Medians and p95 (nearest rank) are over all runs of a tag's queries.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,7 @@ import { throughputTable } from './http.js';
 import { capacityBench } from './capacity.js';
 import { runLoad } from './load.js';
 import { scenarioText } from './generate.js';
+import { gatewayBench } from './gateway.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = join(ROOT, 'bench/.cache');
@@ -364,3 +365,7 @@ if (process.env.BENCH_CAPACITY !== '0') {
   }
 }
 
+// Gateway mode: sync and refresh against the real Placement, at each size (10,000 roots: about half an hour of full sync).
+if (withPlacement && process.env.BENCH_GATEWAY !== '0') {
+  for (const size of SIZES) await gatewayBench(size, scenarioFile(size), join(CACHE, `placement-seed${SEED}_size${size}.sqlite`));
+}
