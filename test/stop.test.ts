@@ -8,7 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { existsSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
-import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
+import { exportSnapshot, importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
 import { demoCloud, tempDbFile } from './helpers.js';
 
 async function serve(dbFile: string, workers: number) {
@@ -211,4 +211,62 @@ describe('SIGKILL during writes', () => {
     console.log(`SIGKILL during writes: ${running.answers.length} write pairs acknowledged before the kill; integrity ok, none half applied, none acknowledged missing`);
     db.close();
   }, 60_000);
+});
+
+describe('SIGKILL during a backup', () => {
+  it('leaves the live database as it was, and the torn copy is refused by restore', async () => {
+    const dbFile = tempDbFile('live.db');
+    const db = openDatabase(dbFile);
+    const uuid = (i: number) => `b0000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    const providers = Array.from({ length: 20_000 }, (_, i) => ({ uuid: uuid(i), name: `bulk-${i}`, parent: null }));
+    importSnapshot(db, {
+      providers,
+      inventories: Object.fromEntries(providers.map((p) => [p.uuid, { VCPU: 64, MEMORY_MB: { total: 262144, reserved: 2048 }, DISK_GB: 2000 }])),
+      traits: Object.fromEntries(providers.map((p) => [p.uuid, ['COMPUTE_NODE', 'CUSTOM_BULK']])),
+    });
+    const before = JSON.stringify(exportSnapshot(db));
+    db.close();
+    const copy = tempDbFile('copy.db');
+    const partial = `${copy}.partial`;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'backup', copy, '--db', dbFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (c) => (output += c));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    // Kill it once the copy has some pages, long before it has them all.
+    const started = Date.now();
+    while (!(existsSync(partial) && statSync(partial).size > 1_000_000) && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 2));
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    expect(output).not.toContain('Backed up');
+    // Nothing under the backup's name: only the partial copy, smaller than the database.
+    expect(existsSync(copy)).toBe(false);
+    const torn = statSync(partial).size;
+    expect(torn).toBeLessThan(statSync(dbFile).size);
+
+    // The live database is whole and unchanged.
+    const live = openDatabase(dbFile);
+    expect(live.sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(JSON.stringify(exportSnapshot(live))).toBe(before);
+    live.close();
+    // The torn copy is refused by restore, whose target is left untouched.
+    const target = tempDbFile('restored.db');
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const p = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        p.stdout!.on('data', (c) => (stdout += c));
+        p.stderr!.on('data', (c) => (stderr += c));
+        p.on('exit', (code) => resolve({ code, stdout, stderr }));
+      });
+    const refused = await run(['restore', partial, '--db', target]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('is an interrupted copy');
+    expect(existsSync(target)).toBe(false);
+    // The same backup taken again completes.
+    const again = await run(['backup', copy, '--db', dbFile]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(existsSync(partial)).toBe(false);
+    console.log(`SIGKILL during a backup: copy torn at ${torn} of ${statSync(dbFile).size} bytes; live database intact; restore refused it (${refused.stderr.trim().split('\n')[0]}); the backup taken again completed`);
+  }, 90_000);
 });

@@ -1,7 +1,7 @@
 // Online backup and checked restore of the database file. A plain copy of a WAL database taken
 // while the server writes can be torn; SQLite's backup API copies a consistent committed state.
 import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 
 export class BackupError extends Error {}
 
@@ -16,6 +16,8 @@ export function integrityOf(file: string): string[] {
 }
 
 function requireSound(file: string) {
+  // A rollback journal beside the file: a write (a copy) was cut before it ended.
+  if (existsSync(`${file}-journal`)) throw new BackupError(`${file} is an interrupted copy (${file}-journal is beside it): it is not a backup; take the backup again`);
   let problems: string[];
   try {
     problems = integrityOf(file);
@@ -25,14 +27,22 @@ function requireSound(file: string) {
   if (problems.length !== 1 || problems[0] !== 'ok') throw new BackupError(`${file} fails integrity_check: ${problems.slice(0, 5).join('; ')}`);
 }
 
-/** Copies the live database `source` to the new file `target`, then checks the copy. */
+/**
+ * Copies the live database `source` to the new file `target`, then checks the copy. The copy is made as
+ * `target.partial` and renamed once checked, so a backup cut short (a kill, a full disk) never leaves a
+ * file under the backup's name.
+ */
 export async function backupDatabase(source: string, target: string): Promise<{ pages: number }> {
   if (existsSync(target)) throw new BackupError(`${target} exists; a backup never overwrites a file`);
+  const partial = `${target}.partial`;
+  // What an earlier cut-short backup to this name left.
+  for (const leftover of [partial, `${partial}-journal`]) rmSync(leftover, { force: true });
   const sqlite = new Database(source, { fileMustExist: true });
   try {
     sqlite.pragma('busy_timeout = 5000');
-    const { totalPages } = await sqlite.backup(target);
-    requireSound(target);
+    const { totalPages } = await sqlite.backup(partial);
+    requireSound(partial);
+    renameSync(partial, target);
     return { pages: totalPages };
   } finally {
     sqlite.close();
