@@ -7,7 +7,7 @@ import { listSize } from '../../server/limits.js';
 import type { CandidatesRequestInput } from './candidates.types.js';
 import { CandidatesRequestInputRef } from './candidates.inputs.graphql.js';
 import { explainCandidates } from './candidates.service.js';
-import type * as E from './candidates.explain.js';
+import type * as E from './candidates.explain.types.js';
 
 const ProblemKindEnum = builder.enumType('CandidateProblemKind', {
   description: 'What keeps a provider, a request group or a tree from serving a candidate request.',

@@ -1,5 +1,6 @@
 // Why a provider tree is or is not an allocation candidate, per request group, with the numbers:
-// the answer to "No valid host" that Placement never gives.
+// the answer to "No valid host" that Placement never gives. This file judges; the shapes of the answer
+// are in candidates.explain.types.ts and its wording in candidates.explain.words.ts.
 import type { Db } from '../../db/client.js';
 import { statement } from '../../db/sql.js';
 import { fits } from '../../rules/capacity.js';
@@ -9,109 +10,8 @@ import type { SearchGroup, SearchRequest } from './candidates.request.js';
 import { SearchFacts, type GroupPlan } from './candidates.facts.js';
 import { answeredEmpty, countChoices, planGroups } from './candidates.plan.js';
 import { Enumerator, yieldToEventLoop } from './candidates.enumerate.js';
-
-export type ProblemKind =
-  | 'NO_INVENTORY'
-  | 'CAPACITY_EXCEEDED'
-  | 'BELOW_MIN_UNIT'
-  | 'ABOVE_MAX_UNIT'
-  | 'STEP_SIZE'
-  | 'REQUIRED_TRAIT_MISSING'
-  | 'ANY_OF_UNMET'
-  | 'FORBIDDEN_TRAIT'
-  | 'NOT_IN_AGGREGATE'
-  | 'IN_FORBIDDEN_AGGREGATE'
-  | 'NOT_IN_TREE'
-  | 'ROOT_REQUIRED_MISSING'
-  | 'ROOT_FORBIDDEN_PRESENT'
-  | 'RESOURCELESS_GROUP'
-  | 'ISOLATE'
-  | 'SAME_SUBTREE'
-  | 'SUMMED_CAPACITY'
-  | 'SHARING_ONLY';
-
-export interface CandidateProblem {
-  kind: ProblemKind;
-  message: string;
-  /** The group's suffix ("" = unsuffixed); null for the tree as a whole. */
-  group: string | null;
-  providerId: number | null;
-  resourceClass: string | null;
-  amount: number | null;
-  capacity: number | null;
-  used: number | null;
-  traits: string[];
-  aggregates: string[];
-  /** Not in the answer: the missing traits are in the tree, only not on a provider giving resources (closer than absent). */
-  inTree?: boolean;
-}
-
-export interface ResourceCheck {
-  resourceClass: string;
-  amount: number;
-  /** null when the provider has no inventory of the class. */
-  capacity: number | null;
-  used: number | null;
-  minUnit: number | null;
-  maxUnit: number | null;
-  stepSize: number | null;
-  fits: boolean;
-}
-
-export interface ProviderCheck {
-  providerId: number;
-  /** Reached through a shared aggregate rather than being in the tree. */
-  sharing: boolean;
-  usable: boolean;
-  resources: ResourceCheck[];
-  problems: CandidateProblem[];
-}
-
-export interface GroupExplanation {
-  suffix: string;
-  satisfied: boolean;
-  /** Ways the group can be satisfied in this tree (before combining groups). */
-  choices: number;
-  providers: ProviderCheck[];
-  problems: CandidateProblem[];
-}
-
-export interface TreeExplanation {
-  rootId: number;
-  rootUuid: string;
-  /** Some allocation request belongs to the tree (see Explainer.settle). */
-  candidate: boolean;
-  /** Allocation requests belonging to this tree (one of sharing providers of several trees alone: in the first). */
-  allocationRequests: number;
-  /** Everything that keeps the tree from being a candidate (empty when it is one). */
-  problems: CandidateProblem[];
-  groups: GroupExplanation[];
-}
-
-export interface ReasonCount {
-  kind: ProblemKind;
-  group: string | null;
-  resourceClass: string | null;
-  traits: string[];
-  aggregates: string[];
-  /** The reason in words, for every tree it applies to. */
-  description: string;
-  /** Trees kept out by this reason (a tree counts once per reason). */
-  trees: number;
-  /** Their roots, in root order. */
-  rootIds: number[];
-  example: string;
-}
-
-export interface CandidatesExplanation {
-  trees: TreeExplanation[];
-  candidateTrees: number;
-  reasons: ReasonCount[];
-  /** When no tree is a candidate: the trees with the fewest reasons against them, nearest first. */
-  closest: TreeExplanation[];
-  /** Why nothing (or what) fits, in a few sentences. */
-  summary: string;
-}
+import type { ProblemKind, CandidateProblem, ResourceCheck, ProviderCheck, GroupExplanation, TreeExplanation, ReasonCount, CandidatesExplanation } from './candidates.explain.types.js';
+import { groupName, plural, aggregateSet, traitList, nameList, describe, summarize } from './candidates.explain.words.js';
 
 /** Trees listed in `closest`. */
 const CLOSEST = 3;
@@ -120,17 +20,6 @@ const TREES_PER_SLICE = 500;
 
 /** Most allocation requests counted per tree. */
 const COUNT_LIMIT = 10_000;
-
-const groupName = (suffix: string) => (suffix === '' ? 'the unsuffixed group' : `group ${suffix}`);
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-/** One member_of set in words: "aggregate A" or "any of aggregates A, B". */
-const aggregateSet = (set: readonly string[]) => (set.length === 1 ? `aggregate ${set[0]}` : `any of aggregates ${set.join(', ')}`);
-const traitList = (traits: readonly string[]) => `${traits.length === 1 ? 'trait' : 'traits'} ${traits.join(', ')}`;
-/** Names in a sentence: "a, b and c", or the first few and how many more. */
-export function nameList(names: readonly string[], most = 5): string {
-  if (names.length > most) return `${names.slice(0, most).join(', ')} and ${names.length - most} more`;
-  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
-}
 
 function problem(kind: ProblemKind, message: string, fields: Partial<CandidateProblem> = {}): CandidateProblem {
   return { kind, message, group: null, providerId: null, resourceClass: null, amount: null, capacity: null, used: null, traits: [], aggregates: [], ...fields };
@@ -532,36 +421,6 @@ export async function explain(db: Db, request: SearchRequest, providerUuid: stri
 
 const reasonKey = (p: CandidateProblem) => [p.kind, p.group, p.kind === 'CAPACITY_EXCEEDED' || p.kind === 'NO_INVENTORY' ? p.resourceClass : `${p.resourceClass}:${p.amount}`, p.traits.join(), p.aggregates.join()].join('/');
 
-/** A reason in words, for all the trees it applies to (`before`: the words so far, which a capacity reason updates with the most free). */
-function describe(p: CandidateProblem, before?: string): string {
-  const who = p.group === null ? '' : p.group === '' ? '' : `group ${p.group}: `;
-  const traits = p.traits.join(', ');
-  const text: Record<ProblemKind, () => string> = {
-    NO_INVENTORY: () => (p.resourceClass ? `no provider with ${p.resourceClass}` : 'no provider can serve the group'),
-    CAPACITY_EXCEEDED: () => {
-      const most = Math.max(p.capacity! - p.used!, Number(before?.match(/, (-?\d+) at most$/)?.[1] ?? -Infinity));
-      return `not ${p.amount} ${p.resourceClass} free on one provider, ${most} at most`;
-    },
-    BELOW_MIN_UNIT: () => `${p.resourceClass} ${p.amount} below min_unit`,
-    ABOVE_MAX_UNIT: () => `${p.resourceClass} ${p.amount} above max_unit`,
-    STEP_SIZE: () => `${p.resourceClass} ${p.amount} not a multiple of step_size`,
-    REQUIRED_TRAIT_MISSING: () => `no provider with the resources has ${traits}`,
-    ANY_OF_UNMET: () => `no provider with the resources has any of ${traits}`,
-    FORBIDDEN_TRAIT: () => `providers with the resources have forbidden ${traits}`,
-    NOT_IN_AGGREGATE: () => `not in ${aggregateSet(p.aggregates)}`,
-    IN_FORBIDDEN_AGGREGATE: () => `in excluded ${aggregateSet(p.aggregates)}`,
-    NOT_IN_TREE: () => 'outside the in_tree tree',
-    ROOT_REQUIRED_MISSING: () => `the root lacks ${traits}, required by root_required`,
-    ROOT_FORBIDDEN_PRESENT: () => `the root has ${traits}, which root_required forbids`,
-    RESOURCELESS_GROUP: () => 'a group with no resources, traits or aggregates',
-    ISOLATE: () => 'group_policy=isolate: too few distinct providers',
-    SAME_SUBTREE: () => 'same_subtree cannot be met',
-    SUMMED_CAPACITY: () => 'groups together exceed one provider',
-    SHARING_ONLY: () => 'only sharing providers of other trees give the resources',
-  };
-  return who + text[p.kind]();
-}
-
 /**
  * Trees with the fewest reasons against them, nearest first: a missing class weighs most, then traits,
  * aggregates and the root's traits, then amounts and combinations; ties go to the smallest shortfall.
@@ -588,31 +447,6 @@ function nearest(trees: TreeExplanation[]): TreeExplanation[] {
     .sort((a, b) => a[0] - b[0] || a[1].rootId - b[1].rootId)
     .slice(0, CLOSEST)
     .map(([, t]) => t);
-}
-
-function summarize(trees: TreeExplanation[], candidates: TreeExplanation[], reasons: ReasonCount[], closest: TreeExplanation[], nameOf: (id: number) => string): string {
-  const parts: string[] = [];
-  const others = trees.length - candidates.length;
-  if (!trees.length) return 'There is no provider tree.';
-  if (candidates.length) {
-    parts.push(`${candidates.length} of ${plural(trees.length, 'tree')} ${candidates.length === 1 ? 'is a candidate' : 'are candidates'}: ${nameList(candidates.map((t) => nameOf(t.rootId)))}.`);
-    if (others) parts.push(`The other ${others} ${others === 1 ? 'is' : 'are'} not:`);
-  } else parts.push(`No tree is a candidate (${plural(trees.length, 'tree')} explained). Why:`);
-  // Reasons of the very same trees (e.g. two classes missing) are told together.
-  const byTrees = new Map<string, ReasonCount[]>();
-  for (const r of reasons) {
-    const key = r.rootIds.join();
-    byTrees.set(key, [...(byTrees.get(key) ?? []), r]);
-  }
-  const lines = [...byTrees.values()];
-  const shown = lines.slice(0, 6).map((same) => `${plural(same[0].trees, 'tree')}, ${same.map((r) => r.description).join(' and ')} (${nameList(same[0].rootIds.map(nameOf), 3)})`);
-  if (lines.length > shown.length) shown.push(`${plural(lines.length - shown.length, 'other reason')}`);
-  if (shown.length) parts.push(`${shown.join('; ')}.`);
-  if (closest.length) {
-    const [first] = closest;
-    parts.push(`Closest: ${nameList(closest.map((t) => nameOf(t.rootId)))}. ${first.problems.map((p) => p.message).join(' ')}`);
-  }
-  return parts.join(' ');
 }
 
 export class UnknownProvider extends Error {

@@ -2,7 +2,8 @@
 // Placement's own query string. Searches are async: a large one yields to the event loop.
 import type { Db } from '../../db/client.js';
 import { RequestRefused } from '../common/errors.js';
-import { UnknownProvider, explain, type CandidatesExplanation } from './candidates.explain.js';
+import { UnknownProvider, explain } from './candidates.explain.js';
+import type { CandidatesExplanation } from './candidates.explain.types.js';
 import { parseMicroversion, readPlacementQuery } from './candidates.query-string.js';
 import { RequestRejected, fromInput, type SearchRequest } from './candidates.request.js';
 import { DEFAULT_MAX_CANDIDATES, search } from './candidates.search.js';
