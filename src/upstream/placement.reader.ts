@@ -98,13 +98,16 @@ export async function readPlacement(client: PlacementClient, known: KnownState, 
     onProgress?.(progress);
   };
 
-  // 1. Providers whose generation moved.
+  // 1. Providers whose generation moved. When many did (a first sync), their traits come from one
+  // listing per trait in use instead of one request per provider.
+  const changing = providers.filter((p) => known.generations.get(p.uuid) !== p.generation);
+  const traitsOf = changing.length > 50 ? await traitsByProvider(client, changing.length) : null;
   const seenGenerations = new Map<string, number>();
   await Promise.all(
     providers.map(async (p) => {
       try {
         if (known.generations.get(p.uuid) === p.generation) return;
-        const detail = await readDetail(client, p.uuid);
+        const detail = await readDetail(client, p.uuid, traitsOf ? (traitsOf.get(p.uuid) ?? []) : undefined);
         details.set(p.uuid, detail);
         changedProviders.add(p.uuid);
         for (const byProvider of model.values()) byProvider.delete(p.uuid);
@@ -231,11 +234,26 @@ function difference(mirror: Map<string, number>, placement: Map<string, number>)
 
 const sameTotals = (a: Map<string, number>, b: Map<string, number>) => a.size === b.size && [...a].every(([rc, n]) => b.get(rc) === n);
 
-export async function readDetail(client: PlacementClient, uuid: string): Promise<ProviderDetail> {
+/** Inventories, aggregates and (unless already known) traits of one provider. */
+export async function readDetail(client: PlacementClient, uuid: string, knownTraits?: string[]): Promise<ProviderDetail> {
   const [inv, traits, aggs] = await Promise.all([
     client.call<{ inventories: Record<string, UpstreamInventory> }>('GET', `/resource_providers/${uuid}/inventories`),
-    client.call<{ traits: string[] }>('GET', `/resource_providers/${uuid}/traits`),
+    knownTraits ? { traits: knownTraits } : client.call<{ traits: string[] }>('GET', `/resource_providers/${uuid}/traits`),
     client.call<{ aggregates: string[] }>('GET', `/resource_providers/${uuid}/aggregates`),
   ]);
   return { inventories: inv.inventories, traits: traits.traits, aggregates: aggs.aggregates };
+}
+
+/** Every provider's traits from one listing per trait in use (GET /resource_providers?required=T); null when that would cost more than asking each provider. */
+async function traitsByProvider(client: PlacementClient, providers: number): Promise<Map<string, string[]> | null> {
+  const used = (await client.call<{ traits: string[] }>('GET', '/traits?associated=true')).traits;
+  if (used.length >= providers) return null;
+  const byProvider = new Map<string, string[]>();
+  await Promise.all(
+    used.map(async (trait) => {
+      const holders = await client.call<{ resource_providers: { uuid: string }[] }>('GET', `/resource_providers?required=${encodeURIComponent(trait)}`);
+      for (const { uuid } of holders.resource_providers) byProvider.set(uuid, [...(byProvider.get(uuid) ?? []), trait]);
+    }),
+  );
+  return byProvider;
 }
