@@ -29,9 +29,11 @@ export const DEFAULT_UPSTREAM_CONCURRENCY = 8;
 
 export const UPSTREAM_USAGE = `Upstream options (sync, serve):
   --upstream URL --upstream-token TOKEN   a Placement endpoint and a fixed token (e.g. admin on noauth2)
-  --os-cloud NAME                         a cloud of clouds.yaml (./, ~/.config/openstack/, /etc/openstack/); or OS_CLOUD
-                                          without either: the OS_* variables (OS_AUTH_URL, OS_USERNAME, OS_PASSWORD,
+  --os-cloud NAME                         a cloud of clouds.yaml (./, ~/.config/openstack/, /etc/openstack/) and secure.yaml;
+                                          --os-cloud envvars: the OS_* variables (OS_AUTH_URL, OS_USERNAME, OS_PASSWORD,
                                           OS_PROJECT_NAME, ... or OS_APPLICATION_CREDENTIAL_ID / _SECRET)
+                                          sync also reads OS_CLOUD, then the OS_* variables, without a flag;
+                                          serve is in gateway mode only with --upstream or --os-cloud
   --upstream-cacert FILE                  CA bundle (PEM) to verify the upstream's TLS certificates
   --upstream-concurrency N                requests in flight at once (default ${DEFAULT_UPSTREAM_CONCURRENCY})`;
 
