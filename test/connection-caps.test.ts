@@ -139,3 +139,43 @@ describe('stream caps', () => {
     expect((await subscribe('127.0.0.3')).status).toBe(200);
   });
 });
+
+describe('a connection flood', () => {
+  it('serves no more than the cap at once, refuses or drops the rest, and serves again once they are gone', async () => {
+    const flooded = createNodeServer(createServer({ db: openDatabase(tempDbFile()), limits: { maxConnections: 4, maxConnectionsPerAddress: 100 } }));
+    await new Promise<void>((resolve) => flooded.http.listen(0, '127.0.0.1', resolve));
+    const floodPort = (flooded.http.address() as AddressInfo).port;
+    try {
+      // 40 connections at once, each holding still until all are open, then asking /health.
+      const flood = Array.from({ length: 40 }, () => {
+        const socket = connect({ host: '127.0.0.1', port: floodPort });
+        socket.on('error', () => {});
+        let text = '';
+        socket.on('data', (c) => (text += c));
+        const closed = new Promise<string>((resolve) => socket.once('close', () => resolve(text)));
+        const ready = new Promise<void>((resolve) => socket.once('connect', () => resolve()).once('close', () => resolve()));
+        return { socket, closed, ready };
+      });
+      await Promise.all(flood.map((f) => f.ready));
+      await new Promise((r) => setTimeout(r, 100));
+      for (const { socket } of flood) {
+        if (!socket.destroyed) socket.write('GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+        setTimeout(() => socket.destroy(), 3_000);
+      }
+      const answers = await Promise.all(flood.map((f) => f.closed));
+      const statuses = answers.map((a) => a.match(/^HTTP\/1\.1 (\d+)/)?.[1] ?? 'dropped');
+      expect(statuses.filter((s) => s === '200').length).toBeLessThanOrEqual(4);
+      expect(statuses.filter((s) => s === '503').length).toBeGreaterThan(0);
+      expect(new Set(statuses)).toEqual(new Set(statuses.filter((s) => ['200', '503', 'dropped'].includes(s))));
+      for (const answer of answers.filter((a) => a.startsWith('HTTP/1.1 503'))) expect(answer).toContain('the limit maxConnections = 4 is reached');
+      // Past twice the cap, connections are dropped unanswered rather than held.
+      expect(statuses.filter((s) => s === 'dropped').length).toBeGreaterThanOrEqual(40 - 8);
+      await until(() => flooded.open().connections === 0);
+      const after = await fetch(`http://127.0.0.1:${floodPort}/health`);
+      expect(after.status).toBe(200);
+    } finally {
+      flooded.http.closeAllConnections();
+      await new Promise((r) => flooded.http.close(r));
+    }
+  });
+});
