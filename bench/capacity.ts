@@ -26,7 +26,8 @@ const FLAVORS = Array.from({ length: 20 }, (_, i) => {
 });
 
 export async function capacityBench(dbFile: string, size: number, runs = 5): Promise<void> {
-  const ours = await startOurs(dbFile);
+  // One worker: each worker keeps its own computed figures, and warm means warm in the one answering.
+  const ours = await startOurs(dbFile, { workers: 1 });
   const client = new HttpClient(ours.url);
   const post = async (query: string, variables?: object) => {
     const r = await client.post('/graphql', JSON.stringify({ query, variables }));
@@ -57,7 +58,7 @@ export async function capacityBench(dbFile: string, size: number, runs = 5): Pro
       }
       console.log(`| ${label} | ${fmt(median(cold))} | ${fmt(median(warm))} |`);
     };
-    console.log(`\n# Capacity over HTTP (${size} roots, ${FLAVORS.length} flavors): median ms of ${runs} runs, cold (after a write) and warm\n`);
+    console.log(`\n# Capacity over HTTP (${size} roots, ${FLAVORS.length} flavors, one worker): median ms of ${runs} runs, cold (after a write) and warm\n`);
     console.log('| request | cold ms | warm ms |');
     console.log('|---|---:|---:|');
     await time('capacity by resource class', async () => (await post(ROLLUP_CLASS)).ms);
