@@ -210,12 +210,12 @@ async function solve(db: Db, input: CandidatesRequestInput): Promise<HeadroomRes
   // Together: inventories several trees use may be overrun by the solutions added up.
   const sharedKeys = new Set([...usersOfKey].filter(([, n]) => n > 1).map(([k]) => k));
   const coupled = trees.filter((t) => t.patterns.some((p) => p.keys.some((k) => sharedKeys.has(k))));
+  const coupledSet = new Set(coupled);
   const taken = new Array<number>(free.length).fill(0);
   for (const tree of trees) addCounts(tree, taken, 1);
   if (coupled.length && sharedKeys.size && [...sharedKeys].some((k) => taken[k] > free[k])) {
     const left = free.slice();
-    const alone = new Set(trees.filter((t) => !coupled.includes(t)));
-    for (const tree of alone) addCounts(tree, left, -1);
+    for (const tree of trees) if (!coupledSet.has(tree)) addCounts(tree, left, -1);
     for (const tree of coupled) {
       const alone = { fits: tree.fits, atMost: tree.atMost, proven: tree.proven };
       solveTree(tree, left, keys, demands);
@@ -225,7 +225,6 @@ async function solve(db: Db, input: CandidatesRequestInput): Promise<HeadroomRes
       tree.proven = alone.proven && tree.fits === alone.fits;
     }
   }
-  const coupledSet = new Set(coupled);
 
   // What the plan leaves.
   const after = keys.free.slice();
