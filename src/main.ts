@@ -85,6 +85,21 @@ query Dashboard {
 }
 `;
 
+/** One command's part of USAGE (its lines and their continuations), for `placement-gql COMMAND --help`. */
+function commandUsage(command: string): string | null {
+  const lines = USAGE.split('\n');
+  const own: string[] = [];
+  let inside = false;
+  for (const line of lines) {
+    if (line.startsWith('  placement-gql ')) inside = line.startsWith(`  placement-gql ${command} `) || line === `  placement-gql ${command}`;
+    else if (!line.startsWith('    ')) inside = false;
+    if (inside) own.push(line);
+  }
+  if (own.length === 0) return null;
+  const upstream = command === 'serve' || command === 'sync' ? `\n\n${UPSTREAM_USAGE}` : '';
+  return `Usage:\n${own.join('\n')}${upstream}\n\nThe database defaults to ${DEFAULT_DB_FILE}; PLACEMENT_DB or --db changes it.`;
+}
+
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === '--help' || argv[0] === '-h') {
     console.log(USAGE);
@@ -123,7 +138,7 @@ async function main(argv: string[]): Promise<number> {
   });
   const dbFile = values.db ?? process.env.PLACEMENT_DB ?? DEFAULT_DB_FILE;
   if (values.help || !command || command === 'help') {
-    console.log(USAGE);
+    console.log((values.help && command && commandUsage(command)) || USAGE);
     return command ? 0 : 1;
   }
   switch (command) {

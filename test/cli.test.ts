@@ -12,6 +12,14 @@ describe('placement-gql command line', () => {
     expect(result.stdout).toContain('Usage:');
   });
 
+  it('COMMAND --help shows that command alone', () => {
+    const result = run(['import', '--help']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('placement-gql import FILE [--db FILE] [--replace]');
+    expect(result.stdout).not.toContain('placement-gql serve');
+    expect(run(['serve', '-h']).stdout).toContain('Upstream options');
+  });
+
   it('refuses a port that is not a number in one line, exit 1', () => {
     const result = run(['serve', '--port', 'abc']);
     expect(result.status).toBe(1);
