@@ -25,7 +25,7 @@ Usage:
                                   serve GraphQL and GraphiQL; --demo loads the demo cloud into an empty database;
                                   any address but loopback needs bearer tokens (--tokens FILE or PLACEMENT_TOKENS)
                                   [--metrics-open]: serve /metrics without a token when tokens are configured
-                                  [--workers N]: N processes on one port (default: one per core; 1 in gateway mode)
+                                  [--workers N]: N processes on one port (default: one per core; gateway mode is one process)
                                   [--max-connections N] [--max-connections-per-address N] [--max-streams N] [--max-streams-per-address N]:
                                   caps on open connections and subscription streams (defaults 1000, 100, 500, 20)
                                   [--extra-specs FILE]: operators' extra-spec validators (JSON or YAML; or PLACEMENT_EXTRA_SPECS_FILE)
@@ -164,8 +164,11 @@ async function main(argv: string[]): Promise<number> {
         db.close();
         return 1;
       }
-      const workersText = values.workers ?? (values.upstream !== undefined || values['os-cloud'] !== undefined ? '1' : String(defaultWorkers()));
+      const gatewayMode = values.upstream !== undefined || values['os-cloud'] !== undefined;
+      const workersText = values.workers ?? (gatewayMode ? '1' : String(defaultWorkers()));
       if (!/^[1-9]\d{0,2}$/.test(workersText)) throw new UsageError(`--workers must be a whole number from 1 to 999, not '${workersText}'`);
+      // The mirror's state (last refresh, staleness) lives in the process that refreshes it: gateway mode is one process.
+      if (gatewayMode && Number(workersText) > 1) throw new UsageError('gateway mode runs as one process: --workers must be 1 with --upstream or --os-cloud');
       if (Number(workersText) > 1 && !isWorker()) {
         // The primary: the database is migrated (and the demo loaded) above, once; the workers serve.
         db.close();
@@ -192,8 +195,7 @@ async function main(argv: string[]): Promise<number> {
               console.log(`Refreshed from Placement in ${seconds.toFixed(1)} s: ${changes.providers} providers, ${changes.added} added, ${changes.removed} removed, ${changes.detailed} changed, allocations changed on ${changes.allocationsRewritten}.`);
           },
         });
-        // Under --workers, one worker refreshes the mirror; every worker writes through.
-        if (!isWorker() || (await import('node:cluster')).default.worker?.id === 1) gateway.start();
+        gateway.start();
       }
       const caps: Record<string, number> = {};
       for (const [flag, limit] of [['max-connections', 'maxConnections'], ['max-connections-per-address', 'maxConnectionsPerAddress'], ['max-streams', 'maxStreams'], ['max-streams-per-address', 'maxStreamsPerAddress']]) {
