@@ -543,7 +543,13 @@ describe('Keystone v3 session (against answers recorded from Keystone 22)', () =
     // No region configured: the first entry of that interface, as keystoneauth takes it.
     expect(await pick('internal')).toEqual(['http://placement-internal.RegionOne.example:8778', null]);
     const none = await started({ catalog: (catalog) => catalog.filter((service: any) => service.type !== 'placement') });
-    expect(await session({ authUrl: none.url, auth: passwordAuth(), region: 'RegionOne' }).endpoint('placement')).toBeNull();
+    const without = session({ authUrl: none.url, auth: passwordAuth(), region: 'RegionOne' });
+    expect(await without.endpoint('placement')).toBeNull();
+    // What an operator is told when the choice finds nothing.
+    expect(await without.missingEndpoint('placement')).toBe(`Keystone's service catalog has no placement service for user placement-sync (domain Default) in project service (domain Default)`);
+    expect(await session({ authUrl: ks.url, auth: passwordAuth(), region: 'RegionThree', interface: 'internal' }).missingEndpoint('placement')).toBe(
+      "Keystone's service catalog has no placement endpoint internal in RegionThree; it has internal in RegionOne, admin in RegionOne, public in RegionTwo, internal in RegionTwo, admin in RegionTwo, public in RegionOne (interface / OS_INTERFACE and region_name / OS_REGION_NAME choose)",
+    );
   });
 
   it('renews the token when less than 60 s of it are left, and not before', async () => {
@@ -785,6 +791,15 @@ describe('placement-gql sync when Keystone refuses or is out of reach', () => {
     const unreachable = await run(['sync', '--db', db, '--os-cloud', 'lab'], env);
     expect(unreachable.code).toBe(2);
     expect(unreachable.stderr).toContain(`keeps its previous state. cannot reach Keystone at ${ks.url}/v3/auth/tokens: ECONNREFUSED`);
+  });
+
+  it('exits 2 saying what the catalog has when the region or interface finds no Placement', async () => {
+    const ks = await started();
+    const where = places();
+    write(where.root, 'clouds.yaml', `clouds:\n  lab:\n    region_name: RegionThree\n    auth:\n      auth_url: ${ks.url}\n      username: ${KS_USER.name}\n      password: ${KS_PASSWORD}\n      project_name: ${KS_PROJECT.name}\n`);
+    const result = await run(['sync', '--db', join(where.root, 'mirror.db'), '--os-cloud', 'lab'], { OS_CLIENT_CONFIG_FILE: join(where.root, 'clouds.yaml'), HOME: where.home });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Keystone's service catalog has no placement endpoint public in RegionThree; it has internal in RegionOne, admin in RegionOne, public in RegionTwo,");
   });
 });
 

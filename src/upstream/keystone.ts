@@ -152,7 +152,21 @@ export function catalogEndpoint(catalog: CatalogService[], type: string, iface: 
   return null;
 }
 
+/** What the catalog offers of a service type, as "public in RegionOne, internal in RegionOne". */
+function offered(catalog: CatalogService[], type: string): string[] {
+  const seen = new Set<string>();
+  for (const service of catalog) {
+    if (service.type !== type) continue;
+    for (const endpoint of service.endpoints ?? []) {
+      const region = endpoint.region_id ?? endpoint.region;
+      seen.add(`${(endpoint.interface ?? '?').replace(/URL$/, '')}${region ? ` in ${region}` : ''}`);
+    }
+  }
+  return [...seen];
+}
+
 export interface KeystoneSession extends UpstreamSession {
+  missingEndpoint(service: ServiceType): Promise<string>;
   /** Closes the connections to Keystone (when the session made its own HTTP client). */
   close(): void;
 }
@@ -267,6 +281,14 @@ export function keystoneSession(options: KeystoneOptions): KeystoneSession {
       const override = options.endpointOverride?.[service];
       if (override) return override.replace(/\/+$/, '');
       return catalogEndpoint((await valid()).catalog, service, iface, options.region);
+    },
+    async missingEndpoint(service) {
+      const wanted = `${iface}${options.region ? ` in ${options.region}` : ''}`;
+      const has = offered((await valid()).catalog, service);
+      const setting = 'interface / OS_INTERFACE and region_name / OS_REGION_NAME';
+      return has.length
+        ? `Keystone's service catalog has no ${service} endpoint ${wanted}; it has ${has.join(', ')} (${setting} choose)`
+        : `Keystone's service catalog has no ${service} service for ${who}`;
     },
     describe() {
       const where = [options.region ? `region ${options.region}` : undefined, `${iface} endpoints`].filter(Boolean).join(', ');

@@ -90,7 +90,7 @@ export class PlacementClient {
 
   private async send(method: string, path: string, body: unknown): Promise<HttpResponse> {
     const base = await this.session.endpoint('placement');
-    if (!base) throw new UpstreamUnreachable('the service catalog has no placement endpoint');
+    if (!base) throw new UpstreamUnreachable((await this.session.missingEndpoint?.('placement')) ?? 'the service catalog has no placement endpoint');
     let renewed = false;
     for (let attempt = 1; ; attempt++) {
       let res: HttpResponse;

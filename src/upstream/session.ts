@@ -20,6 +20,8 @@ export interface UpstreamSession {
   tls: TlsOptions;
   /** What an operator may see: endpoint or auth URL, auth method, user; never a secret. */
   describe(): string;
+  /** When endpoint() gave null: what the catalog has of that service instead (other interfaces, regions). */
+  missingEndpoint?(service: ServiceType): Promise<string>;
 }
 
 /** A fixed endpoint and token, e.g. `admin` on a noauth2 Placement. */
