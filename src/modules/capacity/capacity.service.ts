@@ -4,6 +4,7 @@
 import type { Db } from '../../db/client.js';
 import { list, statement } from '../../db/sql.js';
 import { capacityOf } from '../../rules/capacity.js';
+import { changeSince, dataVersion, type DataVersion } from '../candidates/candidates.data.js';
 import type { CandidatesRequestInput } from '../candidates/candidates.types.js';
 import { BootRequestError, buildBootRequest, type FlavorSpec, type ImageSpec } from '../flavors/boot-request.js';
 import { extraSpecsOfFlavors, flavorByName } from '../flavors/flavors.service.js';
@@ -98,6 +99,22 @@ const ORDER: CapacityGroupBy[] = ['AGGREGATE', 'TRAIT', 'ROOT', 'PROVIDER', 'RES
  * group whose aggregate (or trait) is null. Groups come sorted by their key.
  */
 export function capacityRollup(db: Db, filter: ProviderFilter = {}, groupBy: readonly CapacityGroupBy[] = []): CapacityGroup[] {
+  // Kept until the data changes: a dashboard asks the same rollups at every refresh.
+  const version = dataVersion(db);
+  let kept = rollups.get(db);
+  if (!kept || changeSince(kept.version, version) !== 'same') rollups.set(db, (kept = { version, byKey: new Map() }));
+  const key = JSON.stringify([filter, [...groupBy].sort()]);
+  let answer = kept.byKey.get(key);
+  if (!answer) {
+    if (kept.byKey.size >= 100) kept.byKey.clear();
+    kept.byKey.set(key, (answer = rollup(db, filter, groupBy)));
+  }
+  return answer;
+}
+
+const rollups = new WeakMap<Db, { version: DataVersion; byKey: Map<string, CapacityGroup[]> }>();
+
+function rollup(db: Db, filter: ProviderFilter, groupBy: readonly CapacityGroupBy[]): CapacityGroup[] {
   const by = new Set(groupBy);
   const providers = providerFacts(db, filter);
   const aggregates = by.has('AGGREGATE') ? namesByProvider(db, 'aggregates') : null;
