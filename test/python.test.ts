@@ -50,3 +50,11 @@ describe("Python's rules", () => {
     expect(['ab', 'a', ''].sort(codePointOrder)).toEqual(['', 'a', 'ab']);
   });
 });
+
+describe("Python's order in Placement's messages", () => {
+  it('lists unexpected query parameters in code point order, as sorted() does', async () => {
+    const { readPlacementQuery } = await import('../src/modules/candidates/candidates.query-string.js');
+    const query = `resources=VCPU:1&${encodeURIComponent('\u{1F600}x')}=1&${encodeURIComponent('\uff5ex')}=1`;
+    expect(() => readPlacementQuery(query, '1.39')).toThrow(expect.objectContaining({ message: expect.stringContaining("'\uff5ex', '\u{1F600}x' do not match any of the regexes") }));
+  });
+});

@@ -1,7 +1,7 @@
 // Placement's own GET /allocation_candidates query string, read as Placement 8.0.0 reads it at
 // microversions 1.10 to 1.39: the same checks in the same order, with the same messages.
 import { isUuidLike } from '../../rules/names.js';
-import { pyIntNumber, pyRepr, pyStrip, pythonSearch } from '../../rules/python.js';
+import { codePointOrder, pyIntNumber, pyRepr, pyStrip, pythonSearch } from '../../rules/python.js';
 import { LATEST_MINOR, checkGroups, reject, type SearchGroup, type SearchRequest } from './candidates.request.js';
 
 const NUMERIC_SUFFIX = '[1-9][0-9]*';
@@ -130,7 +130,7 @@ function schemaError(pairs: [string, string][], minor: number): string | null {
   const { properties, patterns, regexes } = schemaOf(minor);
   // Errors on the whole object come first (jsonschema's best_match), then those of one property.
   if (minor < 25 && !last.has('resources')) return "'resources' is a required property";
-  const extras = [...last.keys()].filter((k) => !properties.includes(k) && !regexes.some((r) => r.test(k))).sort();
+  const extras = [...last.keys()].filter((k) => !properties.includes(k) && !regexes.some((r) => r.test(k))).sort(codePointOrder);
   if (extras.length) {
     if (patterns.length) {
       const listed = [...patterns].sort().map(pyRepr).join(', ');

@@ -1,6 +1,6 @@
 // The normalized search request (Placement's RequestGroup / RequestWideParams), and the
 // structured GraphQL input checked and turned into it with Placement's 1.39 rules and messages.
-import { pyCollapseSpaces, pyList, pyRepr } from '../../rules/python.js';
+import { codePointOrder, pyCollapseSpaces, pyList, pyRepr } from '../../rules/python.js';
 import type { CandidatesRequestInput } from './candidates.types.js';
 
 export const LATEST_MINOR = 39;
@@ -74,9 +74,9 @@ export function checkGroups(request: SearchRequest) {
     const conflicts: string[] = [];
     for (const g of groups) {
       const forbidden = new Set(g.forbidden);
-      for (const anyOf of g.required) if (anyOf.every((t) => forbidden.has(t))) conflicts.push(`required${g.suffix}: (${[...anyOf].sort().join(', ')})`);
+      for (const anyOf of g.required) if (anyOf.every((t) => forbidden.has(t))) conflicts.push(`required${g.suffix}: (${[...anyOf].sort(codePointOrder).join(', ')})`);
     }
-    if (conflicts.length) reject(`Conflicting required and forbidden traits found in the following traits keys: ${conflicts.sort().join(', ')}`);
+    if (conflicts.length) reject(`Conflicting required and forbidden traits found in the following traits keys: ${conflicts.sort(codePointOrder).join(', ')}`);
   }
   if (!request.groupPolicy && groups.filter((g) => g.suffix !== '').length > 1) {
     reject('The "group_policy" parameter is required when specifying more than one "resources{N}" parameter.');
