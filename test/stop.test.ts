@@ -87,15 +87,15 @@ describe('graceful stop (SIGTERM) under load', () => {
       });
       request.on('error', reject);
       request.write(body.slice(0, 20));
-      setTimeout(() => server.child.kill('SIGTERM'), 200);
-      setTimeout(() => request.end(body.slice(20)), 700);
+      setTimeout(() => server.child.kill('SIGTERM'), 500);
+      setTimeout(() => request.end(body.slice(20)), 1_200);
     });
     const { code } = await server.exited;
     await running.done;
     const text = await streamText;
     const created = () => running.answers.flatMap((a) => (a.body.data?.createResourceProvider?.provider ? [a.body.data.createResourceProvider.provider.name] : []));
 
-    expect(code).toBe(0);
+    expect(code, server.output()).toBe(0);
     // Each serving process says what its stop did (one line, or one per worker).
     const summaries = [...server.output().matchAll(/stopped: (\d+) request\(s\) in flight at the signal; (\d+) of (\d+) request\(s\) read were answered, (\d+) cut/g)];
     expect(summaries.length, server.output()).toBe(workers);
@@ -106,7 +106,7 @@ describe('graceful stop (SIGTERM) under load', () => {
     // Every request the server read reached its client whole: the load's answers and the stream.
     expect(running.answers.length + 2).toBe(received);
     // At least the stream and the slow request were in flight; the slow one got its whole answer.
-    expect(inFlight).toBeGreaterThanOrEqual(2);
+    expect(inFlight, server.output()).toBeGreaterThanOrEqual(2);
     const slowAnswer = await slow;
     expect(slowAnswer.status).toBe(200);
     expect(slowAnswer.body.data.resourceProviders.nodes).toHaveLength(5);
