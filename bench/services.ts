@@ -101,7 +101,7 @@ export class HttpClient {
     this.port = Number(u.port);
   }
 
-  send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Timed> {
+  send(method: string, path: string, headers: Record<string, string>, body?: string, retried = false): Promise<Timed> {
     return new Promise((resolve, reject) => {
       const started = performance.now();
       const req = httpRequest({ host: this.host, port: this.port, method, path, headers, agent: this.agent }, (res) => {
@@ -110,7 +110,11 @@ export class HttpClient {
         res.on('end', () => resolve({ ms: performance.now() - started, status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
         res.on('error', reject);
       });
-      req.on('error', reject);
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        // An idle keep-alive connection the server closed just as this request went out: send it again, once.
+        if (req.reusedSocket && error.code === 'ECONNRESET' && !retried) resolve(this.send(method, path, headers, body, true));
+        else reject(error);
+      });
       req.end(body);
     });
   }
