@@ -100,7 +100,7 @@ describe('graceful stop (SIGTERM) under load', () => {
     const summaries = [...server.output().matchAll(/stopped: (\d+) request\(s\) in flight at the signal; (\d+) of (\d+) request\(s\) read were answered, (\d+) cut/g)];
     expect(summaries.length, server.output()).toBe(workers);
     const [inFlight, answered, received, cut] = [1, 2, 3, 4].map((i) => summaries.reduce((sum, m) => sum + Number(m[i]), 0));
-    console.log(`graceful stop under load, ${workers} worker(s): ${received} requests read, ${answered} answered, ${cut} cut, ${inFlight} in flight at the signal; ${running.failures.length} never read (refused or reset at connecting after it)`);
+    console.log(`graceful stop under load, ${workers} worker(s): ${received} requests read, ${answered} answered, ${cut} cut, ${inFlight} in flight at the signal; ${running.failures.length} never read (${[...new Set(running.failures)].join(', ')})`);
     expect(cut).toBe(0);
     expect(answered).toBe(received);
     // Every request the server read reached its client whole: the load's answers and the stream.
@@ -116,9 +116,10 @@ describe('graceful stop (SIGTERM) under load', () => {
       expect(answer.body.errors).toBeUndefined();
     }
     // The requests that failed were never read (the counts above match): refused at connecting once the
-    // port closed, or reset from the listening socket's queue as it closed (the kernel's, or under
-    // --workers the primary's).
-    for (const failure of running.failures) expect(failure).toMatch(/^(ECONNREFUSED|ECONNRESET)$/);
+    // port closed, reset from the listening socket's queue as it closed (the kernel's, or under --workers
+    // the primary's), or sent on a kept-alive connection as it was closed after a second idle (a client
+    // slowed down by a loaded machine).
+    for (const failure of running.failures) expect(failure, server.output()).toMatch(/^(ECONNREFUSED|ECONNRESET|UND_ERR_SOCKET)$/);
 
     // The stream heard the writes, then a last event saying why it ends, then the end.
     expect(text).toContain('"kind":"PROVIDER"');
