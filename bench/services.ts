@@ -21,6 +21,12 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Servers started by the bench: stopped when the bench exits, even when it fails half-way. */
+const started = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+});
+
 export interface Service {
   url: string;
   stop(): Promise<void>;
@@ -52,6 +58,7 @@ export async function startOurs(dbFile: string, options: { workers?: number } = 
   const args = ['--max-semi-space-size=32', '--import', 'tsx', join(ROOT, 'src/main.ts'), 'serve', '--db', dbFile, '--port', String(port), '--quiet'];
   if (options.workers !== undefined) args.push('--workers', String(options.workers));
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  started.add(child);
   await waitForLine(child, /GraphiQL: (http:\/\/\S+)\/graphql/, 'placement-gql serve');
   const url = `http://127.0.0.1:${port}`;
   // Ready means answering, in every worker.
@@ -71,6 +78,7 @@ export async function startPlacement(dir: string, scenarioFile: string, snapshot
   const child = spawn('/usr/bin/python3', [join(ROOT, 'bench/placement.py'), '--dir', dir, '--snapshot', snapshot, '--load', scenarioFile], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
+  started.add(child);
   const [, url] = await waitForLine(child, /ready (http:\/\/\S+)/, 'placement.py');
   return {
     url,
