@@ -4,7 +4,7 @@
 import type { Db } from '../db/client.js';
 import { applyPlacementState, knownState, removeConsumer, removeProvider, type MirrorChanges } from './mirror.store.js';
 import { PlacementClient, UpstreamError, type PlacementClientOptions } from './placement.client.js';
-import { readDetail, readPlacement, type ConsumerMeta, type PlacementState, type ReadProgress, type UpstreamProvider } from './placement.reader.js';
+import { consumerMeta, readDetail, readPlacement, type PlacementState, type ReadProgress, type UpstreamProvider } from './placement.reader.js';
 import type { UpstreamSession } from './session.js';
 
 export interface UpstreamStatus {
@@ -191,8 +191,4 @@ export function featuresOff(microversion: string): string[] {
   if (minor < 38) off.push('consumer types (1.38): every consumer is mirrored as INSTANCE and setAllocations cannot set another type');
   if (minor < 37) off.push('moving a provider to another parent (1.37)');
   return off;
-}
-
-export function consumerMeta(c: any): ConsumerMeta {
-  return { project: c.project_id, user: c.user_id, type: c.consumer_type ?? 'INSTANCE', generation: c.consumer_generation ?? 0 };
 }

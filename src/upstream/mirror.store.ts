@@ -3,6 +3,8 @@
 // Placement's own, so a caller's generation means the same thing here and upstream.
 import type { Db } from '../db/client.js';
 import { all, get, run } from '../db/sql.js';
+import { ensureResourceClasses } from '../modules/resource-classes/resource-classes.service.js';
+import { ensureTraits } from '../modules/traits/traits.service.js';
 import type { KnownState, PlacementState, ProviderDetail } from './placement.reader.js';
 
 export interface MirrorChanges {
@@ -46,8 +48,8 @@ export function knownState(db: Db): KnownState {
 export function applyPlacementState(db: Db, state: PlacementState, partial = false): MirrorChanges {
   return db.transaction(() => {
     const changes: MirrorChanges = { providers: state.providers.length, added: 0, removed: 0, detailed: 0, allocationsRewritten: 0, consumers: 0 };
-    ensureNames(db, 'traits', state.traits);
-    ensureClasses(db, state.resourceClasses);
+    ensureTraits(db, state.traits);
+    ensureResourceClasses(db, state.resourceClasses);
 
     const local = new Map(
       all<{ id: number; uuid: string; name: string; generation: number; parent: string | null; root: string | null }>(
@@ -178,8 +180,7 @@ export function removeConsumer(db: Db, uuid: string) {
 /** Keeps the mirror's list of traits or classes equal to Placement's (after creating or deleting one). */
 export function syncNames(db: Db, table: 'traits' | 'resource_classes', names: string[]) {
   db.transaction(() => {
-    if (table === 'traits') ensureNames(db, 'traits', names);
-    else ensureClasses(db, names);
+    (table === 'traits' ? ensureTraits : ensureResourceClasses)(db, names);
     removeUnlisted(db, table, names, table === 'traits' ? 'provider_traits' : 'inventories', table === 'traits' ? 'trait_id' : 'resource_class_id');
   });
 }
@@ -187,8 +188,8 @@ export function syncNames(db: Db, table: 'traits' | 'resource_classes', names: s
 function writeDetail(db: Db, uuid: string, detail: ProviderDetail) {
   const id = get<{ id: number }>(db, 'SELECT id FROM resource_providers WHERE uuid = ?', uuid)!.id;
   run(db, 'DELETE FROM inventories WHERE resource_provider_id = ?', id);
+  ensureResourceClasses(db, Object.keys(detail.inventories));
   for (const [rc, inv] of Object.entries(detail.inventories)) {
-    ensureClasses(db, [rc]);
     run(
       db,
       `INSERT INTO inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio)
@@ -204,7 +205,7 @@ function writeDetail(db: Db, uuid: string, detail: ProviderDetail) {
     );
   }
   run(db, 'DELETE FROM provider_traits WHERE resource_provider_id = ?', id);
-  ensureNames(db, 'traits', detail.traits);
+  ensureTraits(db, detail.traits);
   for (const t of detail.traits) run(db, 'INSERT INTO provider_traits (resource_provider_id, trait_id) SELECT ?, id FROM traits WHERE name = ?', id, t);
   run(db, 'DELETE FROM provider_aggregates WHERE resource_provider_id = ?', id);
   for (const a of detail.aggregates) {
@@ -240,19 +241,6 @@ function signature(held: Map<string, Record<string, number>>): string {
     .map(([consumer, resources]) => `${consumer}:${Object.keys(resources).sort().map((rc) => `${rc}=${resources[rc]}`).join(',')}`)
     .sort()
     .join(';');
-}
-
-/** Standard names Placement knows and this catalog does not (a newer os-traits) are kept as standard. */
-function ensureNames(db: Db, table: 'traits', names: readonly string[]) {
-  for (const name of names) run(db, `INSERT OR IGNORE INTO ${table} (name, standard) VALUES (?, ?)`, name, name.startsWith('CUSTOM_') ? 0 : 1);
-}
-
-function ensureClasses(db: Db, names: readonly string[]) {
-  for (const name of names) {
-    if (get(db, 'SELECT 1 FROM resource_classes WHERE name = ?', name)) continue;
-    // As Placement numbers them: custom classes from 10000 on.
-    run(db, 'INSERT INTO resource_classes (id, name, standard) SELECT MAX(10000, COALESCE(MAX(id) + 1, 0)), ?, ? FROM resource_classes', name, name.startsWith('CUSTOM_') ? 0 : 1);
-  }
 }
 
 function removeUnlisted(db: Db, table: 'traits' | 'resource_classes', names: readonly string[], usedIn: string, column: string) {

@@ -146,7 +146,7 @@ export async function readPlacement(client: PlacementClient, known: KnownState, 
       return;
     }
     model.set(uuid, byProvider);
-    const meta: ConsumerMeta = { project: c.project_id, user: c.user_id, type: c.consumer_type ?? 'INSTANCE', generation: c.consumer_generation ?? 0 };
+    const meta = consumerMeta(c);
     metas.set(uuid, meta);
     consumers.set(uuid, meta);
   };
@@ -235,6 +235,11 @@ function difference(mirror: Map<string, number>, placement: Map<string, number>)
 const sameTotals = (a: Map<string, number>, b: Map<string, number>) => a.size === b.size && [...a].every(([rc, n]) => b.get(rc) === n);
 
 /** Inventories, aggregates and (unless already known) traits of one provider. */
+/** A consumer's project, user, type and generation from its GET /allocations/{consumer} answer. */
+export function consumerMeta(c: any): ConsumerMeta {
+  return { project: c.project_id, user: c.user_id, type: c.consumer_type ?? 'INSTANCE', generation: c.consumer_generation ?? 0 };
+}
+
 export async function readDetail(client: PlacementClient, uuid: string, knownTraits?: string[]): Promise<ProviderDetail> {
   const [inv, traits, aggs] = await Promise.all([
     client.call<{ inventories: Record<string, UpstreamInventory> }>('GET', `/resource_providers/${uuid}/inventories`),

@@ -49,17 +49,20 @@ builder.objectFields(ResourceProviderRef, (t) => ({
   }),
 }));
 
+/** The input fields of one inventory record, shared by setInventories' records and setInventory. */
+const inventoryInputFields = (t: any) => ({
+  resourceClass: t.string({ required: true, description: 'A standard or existing CUSTOM_ resource class.' }),
+  total: t.int({ required: true, description: 'Units the provider has (at least 1).' }),
+  reserved: t.int({ required: false, description: 'Units kept back (default 0, at most total).' }),
+  minUnit: t.int({ required: false, description: 'Smallest allocation (default 1).' }),
+  maxUnit: t.int({ required: false, description: 'Largest allocation (default 2147483647).' }),
+  stepSize: t.int({ required: false, description: 'Allocation granularity (default 1).' }),
+  allocationRatio: t.float({ required: false, description: 'Overcommit factor (default 1.0).' }),
+});
+
 const InventoryInput = builder.inputType('InventoryInput', {
   description: "One inventory record; omitted fields take Placement's defaults.",
-  fields: (t) => ({
-    resourceClass: t.string({ required: true, description: 'A standard or existing CUSTOM_ resource class.' }),
-    total: t.int({ required: true, description: 'Units the provider has (at least 1).' }),
-    reserved: t.int({ required: false, description: 'Units kept back (default 0, at most total).' }),
-    minUnit: t.int({ required: false, description: 'Smallest allocation (default 1).' }),
-    maxUnit: t.int({ required: false, description: 'Largest allocation (default 2147483647).' }),
-    stepSize: t.int({ required: false, description: 'Allocation granularity (default 1).' }),
-    allocationRatio: t.float({ required: false, description: 'Overcommit factor (default 1.0).' }),
-  }),
+  fields: inventoryInputFields,
 });
 
 defineMutation<SetInventoriesInput>('setInventories', {
@@ -82,13 +85,7 @@ defineMutation<SetInventoryInput>('setInventory', {
   input: (t) => ({
     providerUuid: t.field({ type: 'UUID', required: true, description: 'The provider.' }),
     generation: t.int({ required: true, description: 'The provider generation last read.' }),
-    resourceClass: t.string({ required: true, description: 'A standard or existing CUSTOM_ resource class.' }),
-    total: t.int({ required: true, description: 'Units the provider has (at least 1).' }),
-    reserved: t.int({ required: false, description: 'Units kept back (default 0, at most total).' }),
-    minUnit: t.int({ required: false, description: 'Smallest allocation (default 1).' }),
-    maxUnit: t.int({ required: false, description: 'Largest allocation (default 2147483647).' }),
-    stepSize: t.int({ required: false, description: 'Allocation granularity (default 1).' }),
-    allocationRatio: t.float({ required: false, description: 'Overcommit factor (default 1.0).' }),
+    ...inventoryInputFields(t),
   }),
   payload: ProviderPayload,
   errors: [NotFoundError, GenerationConflictError],

@@ -7,8 +7,8 @@ import { canonicalUuid, normalizeCustomName, traitProblem } from '../../rules/na
 import { DomainError, DuplicateName, InUse, InvalidInput, NotFound, RequestRefused, type Issue } from '../common/errors.js';
 import { MAX_PROVIDER_NAME_LENGTH, bumpGeneration, createProvider, deleteProvider, requireProvider } from '../providers/providers.service.js';
 import type { Page } from '../common/paging.js';
-import { ensureCustomTraits, traitIdsOrIssues, writeProviderTraits } from '../traits/traits.service.js';
-import { ensureCustomResourceClasses } from '../resource-classes/resource-classes.service.js';
+import { ensureTraits, traitIdsOrIssues, writeProviderTraits } from '../traits/traits.service.js';
+import { ensureResourceClasses } from '../resource-classes/resource-classes.service.js';
 import { writeInventories } from '../inventories/inventories.service.js';
 import { consumerByUuid, deleteAllocations, setAllocations } from '../allocations/allocations.service.js';
 
@@ -127,7 +127,7 @@ export function syncProviderTraits(db: Db, node: NodeRow): boolean {
     node.providerId,
   ).map((r) => r.name);
   if (sameList(wanted, current)) return false;
-  ensureCustomTraits(db, wanted);
+  ensureTraits(db, wanted);
   writeProviderTraits(db, node.providerId, traitIdsOrIssues(db, wanted, 'traits'));
   const provider = requireProvider(db, node.uuid);
   bumpGeneration(db, provider, provider.generation);
@@ -140,7 +140,7 @@ export function syncProviderTraits(db: Db, node: NodeRow): boolean {
  */
 function syncProviderInventory(db: Db, node: NodeRow) {
   const resourceClass = placementResourceClass(node.resourceClass);
-  ensureCustomResourceClasses(db, [resourceClass]);
+  ensureResourceClasses(db, [resourceClass]);
   const classId = get<{ id: number }>(db, 'SELECT id FROM resource_classes WHERE name = ?', resourceClass)!.id;
   const fields = { total: 1, reserved: node.provisionState === 'available' && node.instanceUuid == null ? 0 : 1, minUnit: 1, maxUnit: 1, stepSize: 1, allocationRatio: 1.0 };
   const current = all<typeof fields & { classId: number }>(

@@ -15,8 +15,8 @@ import { GenerationConflict } from '../common/errors.js';
 import { bumpGeneration, PROVIDER_COLUMNS, type ProviderRow } from '../providers/providers.service.js';
 import { capacityOf } from '../../rules/capacity.js';
 import { inventoriesOf, writeInventories, type InventoryFields, type InventoryRow } from '../inventories/inventories.service.js';
-import { ensureCustomTraits, writeProviderTraits } from '../traits/traits.service.js';
-import { ensureCustomResourceClasses } from '../resource-classes/resource-classes.service.js';
+import { ensureTraits, writeProviderTraits } from '../traits/traits.service.js';
+import { ensureResourceClasses } from '../resource-classes/resource-classes.service.js';
 import { checkDocuments, COMPUTE_NODE, type ConfigDocument, type ConfigEntry, type Problem } from './provider-config.documents.js';
 
 export interface PlannedInventory {
@@ -366,8 +366,8 @@ export function checkedPlan(db: Db, input: ApplyConfigInput): ConfigPlan {
 
 /** Writes a plan without errors: inventories, traits, generations and the provenance records. */
 function writePlan(db: Db, plan: ConfigPlan) {
-  ensureCustomTraits(db, plan.newTraits);
-  ensureCustomResourceClasses(db, plan.newResourceClasses);
+  ensureTraits(db, plan.newTraits);
+  ensureResourceClasses(db, plan.newResourceClasses);
   const classIds = new Map(all<{ id: number; name: string }>(db, 'SELECT id, name FROM resource_classes').map((r) => [r.name, r.id]));
   const traitIds = new Map(all<{ id: number; name: string }>(db, 'SELECT id, name FROM traits').map((r) => [r.name, r.id]));
   const changed = plan.providers.filter(isChanged);

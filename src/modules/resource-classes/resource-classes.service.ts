@@ -28,18 +28,21 @@ export function createResourceClass(db: Db, name: string): { resourceClass: Reso
   if (existing) return { resourceClass: existing, created: false };
   const problem = isStandardResourceClass(name) ? null : customNameProblem(name);
   if (problem) throw new InvalidInput([{ path: 'name', message: `a custom resource class name ${problem}` }]);
-  insertCustomClass(db, name);
+  insertClass(db, name);
   return { resourceClass: resourceClassByName(db, name)!, created: true };
 }
 
-/** Creates the custom classes among names that do not exist yet (for imports and provider config). */
-export function ensureCustomResourceClasses(db: Db, names: readonly string[]) {
-  for (const name of new Set(names)) if (!resourceClassByName(db, name)) insertCustomClass(db, name);
+/**
+ * Creates the classes among names that do not exist yet (imports, provider config, the mirror of a
+ * live Placement). A name without CUSTOM_ is a standard class of a newer catalog than this one.
+ */
+export function ensureResourceClasses(db: Db, names: readonly string[]) {
+  for (const name of new Set(names)) if (!resourceClassByName(db, name)) insertClass(db, name);
 }
 
-function insertCustomClass(db: Db, name: string) {
-  // Custom classes get ids from 10000 on, as in Placement.
-  run(db, 'INSERT INTO resource_classes (id, name, standard) SELECT MAX(?, COALESCE(MAX(id) + 1, 0)), ?, 0 FROM resource_classes', FIRST_CUSTOM_CLASS_ID, name);
+function insertClass(db: Db, name: string) {
+  // Classes added after the built-in catalog get ids from 10000 on, as in Placement.
+  run(db, 'INSERT INTO resource_classes (id, name, standard) SELECT MAX(?, COALESCE(MAX(id) + 1, 0)), ?, ? FROM resource_classes', FIRST_CUSTOM_CLASS_ID, name, Number(!name.startsWith('CUSTOM_')));
 }
 
 export function deleteResourceClass(db: Db, name: string): ResourceClassRow {

@@ -13,8 +13,8 @@ import { configRecordsForSnapshot, restoreConfigRecords, type ConfigRecords } fr
 import { capacityOf, fitsUnits } from '../../rules/capacity.js';
 import { inventoryIssues, upsertInventory, withDefaults, type InventoryFields } from '../inventories/inventories.service.js';
 import { MAX_PROVIDER_NAME_LENGTH } from '../providers/providers.service.js';
-import { ensureCustomResourceClasses } from '../resource-classes/resource-classes.service.js';
-import { ensureCustomTraits } from '../traits/traits.service.js';
+import { ensureResourceClasses } from '../resource-classes/resource-classes.service.js';
+import { ensureTraits } from '../traits/traits.service.js';
 
 type InventorySpec = number | Partial<{ total: number; reserved: number; min_unit: number; max_unit: number; step_size: number; allocation_ratio: number }>;
 
@@ -371,8 +371,8 @@ function addSnapshot(db: Db, snapshot: unknown) {
   if (problems.length > 0) throw new SnapshotRejected(problems);
 
   return db.transaction(() => {
-    ensureCustomResourceClasses(db, [...newClasses].sort());
-    ensureCustomTraits(db, [...newTraits]);
+    ensureResourceClasses(db, [...newClasses].sort());
+    ensureTraits(db, [...newTraits]);
     const classIds = new Map(all<{ id: number; name: string }>(db, 'SELECT id, name FROM resource_classes').map((r) => [r.name, r.id]));
     const traitIds = new Map(all<{ id: number; name: string }>(db, 'SELECT id, name FROM traits').map((r) => [r.name, r.id]));
     const ids = new Map<string, { id: number; rootId: number }>(existingProviders);

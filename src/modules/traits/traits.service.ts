@@ -56,9 +56,12 @@ export function createTrait(db: Db, name: string): { trait: TraitRow; created: b
   return { trait: traitByName(db, name)!, created: true };
 }
 
-/** Creates the custom traits among names that do not exist yet (for imports and provider config). */
-export function ensureCustomTraits(db: Db, names: readonly string[]) {
-  for (const name of new Set(names)) run(db, 'INSERT OR IGNORE INTO traits (name, standard) VALUES (?, 0)', name);
+/**
+ * Creates the traits among names that do not exist yet (imports, provider config, the mirror of a
+ * live Placement). A name without CUSTOM_ is a standard trait of a newer os-traits than this catalog.
+ */
+export function ensureTraits(db: Db, names: readonly string[]) {
+  for (const name of new Set(names)) run(db, 'INSERT OR IGNORE INTO traits (name, standard) VALUES (?, ?)', name, Number(!name.startsWith('CUSTOM_')));
 }
 
 export function deleteTrait(db: Db, name: string): TraitRow {
