@@ -2,6 +2,7 @@
 // connection and candidate index (kept fresh across processes by SQLite's data_version, as for any
 // other writer). The primary only forks, relays each worker's change events to the others (so a
 // subscriber on one worker sees what another wrote), and sums the workers' metrics for /metrics.
+import type { Serializable } from 'node:child_process';
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { AggregatorRegistry, type Registry } from 'prom-client';
@@ -9,6 +10,16 @@ import { AggregatorRegistry, type Registry } from 'prom-client';
 const CHANGE = 'placement-gql:change';
 const METRICS_ASKED = 'placement-gql:metrics?';
 const METRICS = 'placement-gql:metrics';
+
+/**
+ * Sends over the IPC channel, if it is still open. A worker that is stopping (or the primary, seen
+ * from a worker) closes its channel; a message for it has nobody to reach, and without a callback
+ * Node reports that as an 'error' event that would end the process.
+ */
+function sendIfOpen(to: { connected?: boolean; send?: (message: Serializable, callback: (error: Error | null) => void) => unknown }, message: Serializable) {
+  if (to.connected === false || !to.send) return;
+  to.send(message, () => {});
+}
 
 interface ChangeMessage {
   type: typeof CHANGE;
@@ -37,11 +48,11 @@ export function runPrimary(count: number, announce: (port: number) => void): Pro
       let ready = false;
       alive.add(worker);
       worker.on('message', (message: any) => {
-        if (message?.type === CHANGE) for (const other of alive) if (other !== worker) other.send(message);
+        if (message?.type === CHANGE) for (const other of alive) if (other !== worker) sendIfOpen(other.process, message);
         if (message?.type === METRICS_ASKED) {
           aggregator.clusterMetrics().then(
-            (text) => worker.send({ type: METRICS, id: message.id, text }),
-            (error: Error) => worker.send({ type: METRICS, id: message.id, text: `# metrics of the workers could not be gathered: ${error.message}\n` }),
+            (text) => sendIfOpen(worker.process, { type: METRICS, id: message.id, text }),
+            (error: Error) => sendIfOpen(worker.process, { type: METRICS, id: message.id, text: `# metrics of the workers could not be gathered: ${error.message}\n` }),
           );
         }
       });
@@ -86,7 +97,7 @@ export function relayChanges<F extends { publish: (topic: any, ...args: any[]) =
     ...feed,
     publish(topic: string, ...args: unknown[]) {
       publishHere(topic, ...args);
-      process.send!({ type: CHANGE, topic, args } satisfies ChangeMessage);
+      sendIfOpen(process, { type: CHANGE, topic, args } satisfies ChangeMessage);
     },
   };
 }
@@ -107,6 +118,6 @@ export function metricsAcrossWorkers(registry: Registry): () => Promise<string> 
     new Promise((resolve) => {
       const id = next++;
       waiting.set(id, resolve);
-      process.send!({ type: METRICS_ASKED, id });
+      sendIfOpen(process, { type: METRICS_ASKED, id });
     });
 }
