@@ -10,12 +10,14 @@ describe('placement-gql serve --demo', () => {
     const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--demo', '--db', dbFile, '--port', port], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       let output = '';
+      let errors = '';
+      server.stderr.on('data', (chunk) => (errors += chunk));
       await new Promise<void>((resolve, reject) => {
         server.stdout.on('data', (chunk) => {
           output += chunk;
           if (output.includes('GraphiQL: ')) resolve();
         });
-        server.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
+        server.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}${errors}`)));
       });
       expect(output).toContain('Loaded the demo cloud');
       const address = output.match(/GraphiQL: (\S+)/)![1];

@@ -143,3 +143,20 @@ describe('serve --workers 2', () => {
     expect(await exited).toBe(0);
   });
 });
+
+describe('serve --workers 2 on a port already taken', () => {
+  it('stops every worker and exits 1, saying a worker could not start', async () => {
+    const taken = createNetServer();
+    const busy = await new Promise<number>((resolve) => taken.listen(0, '127.0.0.1', () => resolve((taken.address() as AddressInfo).port)));
+    try {
+      const server = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--quiet', '--workers', '2', '--db', tempDbFile(), '--port', String(busy)], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let errors = '';
+      server.stderr!.on('data', (chunk) => (errors += chunk));
+      const code = await new Promise<number | null>((resolve) => server.once('exit', (c) => resolve(c)));
+      expect(code, errors).toBe(1);
+      expect(errors).toContain('exited before it was listening');
+    } finally {
+      taken.close();
+    }
+  });
+});

@@ -42,6 +42,7 @@ export function runPrimary(count: number, announce: (port: number) => void): Pro
   const alive = new Set<Worker>();
   let listening = 0;
   let stopping = false;
+  let failed = false;
   return new Promise((resolve) => {
     const fork = () => {
       const worker = cluster.fork();
@@ -63,10 +64,12 @@ export function runPrimary(count: number, announce: (port: number) => void): Pro
       worker.on('exit', (code, signal) => {
         alive.delete(worker);
         if (stopping) {
-          if (alive.size === 0) resolve(0);
+          if (alive.size === 0) resolve(failed ? 1 : 0);
         } else if (!ready) {
-          // A worker that could not start (port taken, bad configuration): stop them all.
+          // A worker that could not start (port taken, bad configuration): stop them all, and say so in the exit code.
+          console.error(`Worker ${worker.process.pid} exited before it was listening (${signal ?? `code ${code}`}); stopping.`);
           stopping = true;
+          failed = true;
           for (const w of alive) w.process.kill('SIGTERM');
           if (alive.size === 0) resolve(1);
         } else {
