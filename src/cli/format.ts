@@ -2,6 +2,7 @@
 // values as from `openstack resource provider ...`: a bordered table (numbers right-aligned,
 // judged on the first row, as cliff does), `-f json` (Python's json.dumps with indent 2) or
 // `-f value` (values separated by spaces); `-c NAME` keeps only those columns.
+import { pyRepr } from '../rules/python.js';
 
 /** A value Python holds as a float: printed 4.0, not 4. */
 export class PyFloat {
@@ -20,21 +21,21 @@ export interface OutputOptions {
 
 const floatText = (n: number) => (Number.isInteger(n) ? n.toFixed(1) : String(n));
 
-/** Python's repr of a value, as cliff shows dicts and lists inside a table cell. */
-export function pyRepr(value: Cell): string {
+/** Python's repr of a value, as cliff shows dicts and lists inside a table cell (strings: rules/python.ts). */
+export function cellRepr(value: Cell): string {
   if (value === null) return 'None';
   if (value instanceof PyFloat) return floatText(value.value);
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
+  if (typeof value === 'string') return pyRepr(value);
+  if (Array.isArray(value)) return `[${value.map(cellRepr).join(', ')}]`;
   return `{${Object.entries(value)
-    .map(([k, v]) => `'${k}': ${pyRepr(v)}`)
+    .map(([k, v]) => `${pyRepr(k)}: ${cellRepr(v)}`)
     .join(', ')}}`;
 }
 
 /** A cell's text: strings as they are, everything else as Python prints it. */
-const cellText = (value: Cell) => (typeof value === 'string' ? value : pyRepr(value));
+const cellText = (value: Cell) => (typeof value === 'string' ? value : cellRepr(value));
 
 /** JSON as Python's json.dumps(value, indent=2) writes it (floats keep their .0). */
 export function pyJson(value: Cell, depth = 0): string {
