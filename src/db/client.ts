@@ -75,8 +75,14 @@ export function openDatabase(file: string = DEFAULT_DB_FILE): Db {
   };
 }
 
-/** Standard resource classes (id = Placement's index) and standard traits; idempotent. */
+/**
+ * Standard resource classes (id = Placement's index) and standard traits; idempotent. A database that
+ * has them all is only read: processes opening it together (serve --workers) need no write lock to start.
+ */
 function seedCatalog(sqlite: Sqlite) {
+  const has = (table: string, names: readonly string[]) =>
+    (sqlite.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE name IN (SELECT value FROM json_each(?))`).get(JSON.stringify(names)) as { n: number }).n === names.length;
+  if (has('resource_classes', STANDARD_RESOURCE_CLASSES) && has('traits', STANDARD_TRAITS)) return;
   const insertClass = sqlite.prepare('INSERT OR IGNORE INTO resource_classes (id, name, standard) VALUES (?, ?, 1)');
   const insertTrait = sqlite.prepare('INSERT OR IGNORE INTO traits (name, standard) VALUES (?, 1)');
   sqlite.transaction(() => {
