@@ -6,7 +6,7 @@ import { builder, type InputFieldBuilder, type Types } from '../../builder.js';
 import type { Context } from '../../context.js';
 import { DomainError } from './errors.js';
 import { publish, type ChangeEvent } from '../../server/events.js';
-import { InvalidInputError } from './errors.graphql.js';
+import { InvalidInputError, typenameOf } from './errors.graphql.js';
 import { GraphQLError } from 'graphql';
 import type { Gateway } from '../../upstream/gateway.js';
 import { UpstreamUnavailable } from '../../upstream/write-through.js';
@@ -80,11 +80,6 @@ export function defineMutation<Fields extends InputFieldMap, Payload>(name: stri
     });
   });
   return resultRef;
-}
-
-/** The typename an error carries once handed over as plain data; payloads carry none. */
-function typenameOf(value: unknown): string | undefined {
-  return typeof value === 'object' && value !== null && 'typename' in value && typeof value.typename === 'string' ? value.typename : undefined;
 }
 
 function throughGateway<Fields extends InputFieldMap, Payload>(

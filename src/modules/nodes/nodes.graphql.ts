@@ -1,7 +1,7 @@
 // BaremetalNode: bare-metal nodes with traits, their provider, listing filters, deployment, and drift from their providers.
 import { builder, type InputFieldBuilder } from '../../builder.js';
 import { defineMutation } from '../common/mutation.js';
-import { CapacityExceededError, DomainErrorInterface, DuplicateNameError, InUseError, NotFoundError } from '../common/errors.graphql.js';
+import { CapacityExceededError, DomainErrorInterface, DuplicateNameError, InUseError, isError, NotFoundError } from '../common/errors.graphql.js';
 import type { ChangeEvent } from '../../server/events.js';
 import { connectionOptions, edgeOptions, offsetConnection } from '../common/connection.js';
 import { ResourceProviderRef } from '../providers/providers.graphql.js';
@@ -138,8 +138,8 @@ builder.queryFields((t) => ({
 
 const InvalidProvisionStateError = builder.objectRef<InvalidProvisionState>('InvalidProvisionState').implement({
   description: 'The node is not in a state that allows the action; nothing was changed.',
-  interfaces: [DomainErrorInterface] as any,
-  isTypeOf: (value: any) => value?.typename === 'InvalidProvisionState',
+  interfaces: [DomainErrorInterface],
+  isTypeOf: isError('InvalidProvisionState'),
   fields: (t) => ({
     nodeIdent: t.exposeString('node', { description: 'The name of the node, or its uuid when it has none.' }),
     action: t.exposeString('action', { description: 'The action refused: manage, provide, deploy, undeploy or delete.' }),
@@ -150,8 +150,8 @@ const InvalidProvisionStateError = builder.objectRef<InvalidProvisionState>('Inv
 
 const TraitLimitExceededError = builder.objectRef<TraitLimitExceeded>('TraitLimitExceeded').implement({
   description: `A node may have at most ${service.MAX_TRAITS_PER_NODE} traits (the limit of Placement); nothing was changed.`,
-  interfaces: [DomainErrorInterface] as any,
-  isTypeOf: (value: any) => value?.typename === 'TraitLimitExceeded',
+  interfaces: [DomainErrorInterface],
+  isTypeOf: isError('TraitLimitExceeded'),
   fields: (t) => ({
     nodeIdent: t.exposeString('node', { description: 'The name of the node, or its uuid when it has none.' }),
     limit: t.exposeInt('limit', { description: 'The most traits a node may have.' }),
@@ -162,8 +162,8 @@ const TraitLimitExceededError = builder.objectRef<TraitLimitExceeded>('TraitLimi
 
 const MissingNodeTraitsError = builder.objectRef<MissingNodeTraits>('MissingNodeTraits').implement({
   description: "The instance asks for traits the node lacks: instance traits must be a subset of the node's; nothing was changed.",
-  interfaces: [DomainErrorInterface] as any,
-  isTypeOf: (value: any) => value?.typename === 'MissingNodeTraits',
+  interfaces: [DomainErrorInterface],
+  isTypeOf: isError('MissingNodeTraits'),
   fields: (t) => ({
     nodeIdent: t.exposeString('node', { description: 'The name of the node, or its uuid when it has none.' }),
     missing: t.exposeStringList('missing', { description: 'The instance traits the node lacks, in the order asked.' }),
