@@ -5,7 +5,7 @@ import { GraphQLError, valueFromASTUntyped } from 'graphql';
 import type { Context } from './context.js';
 import { canonicalUuid } from './rules/names.js';
 
-export const builder = new SchemaBuilder<{
+interface SchemaTypesOptions {
   Context: Context;
   Scalars: {
     UUID: { Input: string; Output: string };
@@ -15,7 +15,14 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
   DefaultEdgesNullability: { list: false; items: false };
   DefaultNodeNullability: false;
-}>({
+}
+
+/** The builder's schema types, as Pothos completes them: for typing helpers that take field builders or refs. */
+export type Types = PothosSchemaTypes.ExtendDefaultTypes<SchemaTypesOptions>;
+/** The builder of an input object's fields, for helpers that build fields shared by several inputs. */
+export type InputFieldBuilder = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
+
+export const builder = new SchemaBuilder<SchemaTypesOptions>({
   plugins: [RelayPlugin],
   defaultFieldNullability: false,
   relay: {

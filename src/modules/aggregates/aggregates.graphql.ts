@@ -4,7 +4,7 @@ import * as through from '../../upstream/write-through.js';
 import { defineMutation } from '../common/mutation.js';
 import { GenerationConflictError, NotFoundError } from '../common/errors.graphql.js';
 import { ProviderPayload, ResourceProviderRef } from '../providers/providers.graphql.js';
-import { setProviderAggregates, type SetProviderAggregatesInput } from './aggregates.service.js';
+import { setProviderAggregates } from './aggregates.service.js';
 
 builder.objectFields(ResourceProviderRef, (t) => ({
   aggregates: t.field({
@@ -14,7 +14,7 @@ builder.objectFields(ResourceProviderRef, (t) => ({
   }),
 }));
 
-defineMutation<SetProviderAggregatesInput>('setProviderAggregates', {
+defineMutation('setProviderAggregates', {
   description: 'Replaces the aggregates of a provider (PUT .../aggregates); aggregates exist as long as a provider is in them.',
   input: (t) => ({
     providerUuid: t.field({ type: 'UUID', required: true, description: 'The provider.' }),

@@ -124,7 +124,7 @@ const ConsumerPayload = builder.objectRef<{ consumer: ConsumerRow | null; consum
   }),
 });
 
-defineMutation<service.SetAllocationsInput>('setAllocations', {
+defineMutation('setAllocations', {
   description:
     'Replaces every allocation of a consumer (PUT /allocations/{consumer}, 1.38): each amount must fit capacity, min_unit, max_unit and step_size. An empty list removes them.',
   input: (t) => ({
@@ -148,7 +148,7 @@ defineMutation<service.SetAllocationsInput>('setAllocations', {
   events: (payload) => [{ topic: 'usageChanged', payload: { mutation: 'setAllocations', consumerUuid: payload.consumerUuid, providerUuids: payload.providerUuids } }],
 });
 
-defineMutation<{ consumerUuid: string }>('deleteAllocations', {
+defineMutation('deleteAllocations', {
   description: 'Removes every allocation of a consumer, and the consumer (DELETE /allocations/{consumer}).',
   input: (t) => ({ consumerUuid: t.field({ type: 'UUID', required: true, description: 'The consumer.' }) }),
   payload: ConsumerPayload,

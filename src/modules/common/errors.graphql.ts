@@ -1,5 +1,6 @@
 // GraphQL types of the expected failures, returned by mutations as members of their result unions.
-import { builder } from '../../builder.js';
+import type { FieldMap, ValidateInterfaces } from '@pothos/core';
+import { builder, type Types } from '../../builder.js';
 import * as E from './errors.js';
 
 export const DomainErrorInterface = builder.interfaceRef<E.DomainError>('DomainError').implement({
@@ -10,17 +11,26 @@ export const DomainErrorInterface = builder.interfaceRef<E.DomainError>('DomainE
   }),
 });
 
+/** The typename an error carries once handed over as plain data (common/mutation.ts); payloads carry none. */
+export const typenameOf = (value: unknown): string | undefined =>
+  typeof value === 'object' && value !== null && 'typename' in value && typeof value.typename === 'string' ? value.typename : undefined;
+
+/** isTypeOf of the error type of this name. */
+export const isError = (name: string) => (value: unknown) => typenameOf(value) === name;
+
 /** An error type; mutations hand errors over as plain objects carrying their typename. */
 export const errorType = <T extends E.DomainError>(
   name: string,
-  _cls: abstract new (...args: any[]) => T,
+  _cls: abstract new (...args: never[]) => T,
   description: string,
-  fields: (t: any) => Record<string, any> = () => ({}),
+  fields: (t: PothosSchemaTypes.ObjectFieldBuilder<Types, T>) => FieldMap = () => ({}),
 ) =>
-  builder.objectRef<T>(name).implement({
+  builder.objectRef<T>(name).implement<[typeof DomainErrorInterface]>({
     description,
-    interfaces: [DomainErrorInterface] as any,
-    isTypeOf: (value: any) => value?.typename === name,
+    // Pothos checks that T extends DomainError with a conditional type, which stays unresolved while T
+    // is a type parameter; the constraint on T says it does (and concrete error types pass the check).
+    interfaces: [DomainErrorInterface] as [typeof DomainErrorInterface] & ValidateInterfaces<T, Types, typeof DomainErrorInterface>[],
+    isTypeOf: isError(name),
     fields,
   });
 

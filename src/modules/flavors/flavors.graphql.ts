@@ -1,5 +1,5 @@
 // Flavors with validated extra specs, the extra-spec registry, and the allocation-candidate request of a flavor.
-import { builder } from '../../builder.js';
+import { builder, type InputFieldBuilder } from '../../builder.js';
 import { extraSpecRegistry, type ExtraSpecsCheck, type ExtraSpecValidator } from '../../catalog/extra-specs.js';
 import { ResourceAmount } from '../common/common.graphql.js';
 import { connectionOptions, edgeOptions, offsetConnection } from '../common/connection.js';
@@ -337,9 +337,9 @@ const DeleteFlavorPayload = builder.objectRef<FlavorRow>('DeleteFlavorPayload').
   fields: (t) => ({ name: t.exposeString('name', { description: 'Its name.' }) }),
 });
 
-const validationArg = (t: any) => t.field({ type: ValidationModeEnum, required: false, description: 'How the extra specs are checked; STRICT when absent.' });
+const validationArg = (t: InputFieldBuilder) => t.field({ type: ValidationModeEnum, required: false, description: 'How the extra specs are checked; STRICT when absent.' });
 
-defineMutation<service.CreateFlavorInput>('createFlavor', {
+defineMutation('createFlavor', {
   local: true,
   description: 'Creates a flavor; its extra specs are checked against the registry (InvalidInput with Nova’s texts when rejected).',
   input: (t) => ({
@@ -358,7 +358,7 @@ defineMutation<service.CreateFlavorInput>('createFlavor', {
   resolve: (input, ctx) => service.createFlavor(ctx.db, input),
 });
 
-defineMutation<{ name: string }>('deleteFlavor', {
+defineMutation('deleteFlavor', {
   local: true,
   description: 'Deletes a flavor and its extra specs.',
   input: (t) => ({ name: t.string({ required: true, description: 'The flavor.' }) }),
@@ -367,7 +367,7 @@ defineMutation<{ name: string }>('deleteFlavor', {
   resolve: (input, ctx) => service.deleteFlavor(ctx.db, input.name),
 });
 
-defineMutation<service.SetFlavorExtraSpecsInput>('setFlavorExtraSpecs', {
+defineMutation('setFlavorExtraSpecs', {
   local: true,
   description: 'Adds or replaces extra specs of a flavor (POST /flavors/{id}/os-extra_specs); only the keys given are checked.',
   input: (t) => ({
@@ -380,7 +380,7 @@ defineMutation<service.SetFlavorExtraSpecsInput>('setFlavorExtraSpecs', {
   resolve: (input, ctx) => service.setFlavorExtraSpecs(ctx.db, input),
 });
 
-defineMutation<{ name: string; keys: string[] }>('unsetFlavorExtraSpecs', {
+defineMutation('unsetFlavorExtraSpecs', {
   local: true,
   description: 'Removes extra specs of a flavor (DELETE /flavors/{id}/os-extra_specs/{key}); each key must be set.',
   input: (t) => ({

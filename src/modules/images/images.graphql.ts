@@ -131,7 +131,7 @@ const DeleteImagePayload = builder.objectRef<ImageRow>('DeleteImagePayload').imp
   fields: (t) => ({ name: t.exposeString('name', { description: 'Its name.' }) }),
 });
 
-defineMutation<{ name: string; uuid?: string | null; properties?: ImageProperty[] | null }>('createImage', {
+defineMutation('createImage', {
   local: true,
   description: 'Creates an image with its properties; warnings name the properties Nova would ignore or refuse.',
   input: (t) => ({
@@ -144,7 +144,7 @@ defineMutation<{ name: string; uuid?: string | null; properties?: ImageProperty[
   resolve: (input, ctx) => service.createImage(ctx.db, input),
 });
 
-defineMutation<{ name: string }>('deleteImage', {
+defineMutation('deleteImage', {
   local: true,
   description: 'Deletes an image and its properties.',
   input: (t) => ({ name: t.string({ required: true, description: 'The image.' }) }),
@@ -153,7 +153,7 @@ defineMutation<{ name: string }>('deleteImage', {
   resolve: (input, ctx) => service.deleteImage(ctx.db, input.name),
 });
 
-defineMutation<{ name: string; properties?: ImageProperty[] | null; remove?: string[] | null }>('setImageProperties', {
+defineMutation('setImageProperties', {
   local: true,
   description: 'Adds or replaces properties of an image and removes others (each key to remove must be set).',
   input: (t) => ({

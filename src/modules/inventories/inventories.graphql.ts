@@ -1,11 +1,11 @@
 // Inventory and usage of a provider, setInventories and setInventory.
-import { builder } from '../../builder.js';
+import { builder, type InputFieldBuilder } from '../../builder.js';
 import * as through from '../../upstream/write-through.js';
 import { defineMutation } from '../common/mutation.js';
 import { GenerationConflictError, InUseError, NotFoundError } from '../common/errors.graphql.js';
 import { ProviderPayload, ResourceProviderRef } from '../providers/providers.graphql.js';
 import { capacityOf } from '../../rules/capacity.js';
-import { setInventories, setInventory, type InventoryFields, type InventoryRow, type SetInventoriesInput, type SetInventoryInput } from './inventories.service.js';
+import { setInventories, setInventory, type InventoryFields, type InventoryRow } from './inventories.service.js';
 
 /** The fields of an inventory's values, shared by every type that shows them. */
 export const inventoryValueFields = (t: any) => ({
@@ -50,7 +50,7 @@ builder.objectFields(ResourceProviderRef, (t) => ({
 }));
 
 /** The input fields of one inventory record, shared by setInventories' records and setInventory. */
-const inventoryInputFields = (t: any) => ({
+const inventoryInputFields = (t: InputFieldBuilder) => ({
   resourceClass: t.string({ required: true, description: 'A standard or existing CUSTOM_ resource class.' }),
   total: t.int({ required: true, description: 'Units the provider has (at least 1).' }),
   reserved: t.int({ required: false, description: 'Units kept back (default 0, at most total).' }),
@@ -65,7 +65,7 @@ const InventoryInput = builder.inputType('InventoryInput', {
   fields: inventoryInputFields,
 });
 
-defineMutation<SetInventoriesInput>('setInventories', {
+defineMutation('setInventories', {
   description: 'Replaces every inventory of a provider (PUT .../inventories). A class that still has allocations cannot be removed.',
   input: (t) => ({
     providerUuid: t.field({ type: 'UUID', required: true, description: 'The provider.' }),
@@ -79,7 +79,7 @@ defineMutation<SetInventoriesInput>('setInventories', {
   events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'setInventories', providerUuid: provider.uuid, kind: 'INVENTORIES' } }],
 });
 
-defineMutation<SetInventoryInput>('setInventory', {
+defineMutation('setInventory', {
   description:
     "Creates or replaces the inventory of one resource class, leaving the provider's other inventories as they are (PUT .../inventories/{rc}; osc-placement's --amend). Omitted fields take Placement's defaults.",
   input: (t) => ({

@@ -22,9 +22,12 @@ export interface InventoryRow extends InventoryFields {
   used: number;
 }
 
+type Nullable<T> = { [K in keyof T]?: T[K] | null };
+
 export const INVENTORY_DEFAULTS: Omit<InventoryFields, 'total'> = { reserved: 0, minUnit: 1, maxUnit: MAX_INT, stepSize: 1, allocationRatio: 1.0 };
 
-export interface InventoryInput extends Partial<Omit<InventoryFields, 'total'>> {
+/** An inventory record as given: a field omitted or null takes Placement's default (withDefaults). */
+export interface InventoryInput extends Nullable<Omit<InventoryFields, 'total'>> {
   resourceClass: string;
   total: number;
 }

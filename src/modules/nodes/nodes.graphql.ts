@@ -1,7 +1,7 @@
 // BaremetalNode: bare-metal nodes with traits, their provider, listing filters, deployment, and drift from their providers.
-import { builder } from '../../builder.js';
+import { builder, type InputFieldBuilder } from '../../builder.js';
 import { defineMutation } from '../common/mutation.js';
-import { CapacityExceededError, DomainErrorInterface, DuplicateNameError, InUseError, NotFoundError } from '../common/errors.graphql.js';
+import { CapacityExceededError, DomainErrorInterface, DuplicateNameError, InUseError, isError, NotFoundError } from '../common/errors.graphql.js';
 import type { ChangeEvent } from '../../server/events.js';
 import { connectionOptions, edgeOptions, offsetConnection } from '../common/connection.js';
 import { ResourceProviderRef } from '../providers/providers.graphql.js';
@@ -138,8 +138,8 @@ builder.queryFields((t) => ({
 
 const InvalidProvisionStateError = builder.objectRef<InvalidProvisionState>('InvalidProvisionState').implement({
   description: 'The node is not in a state that allows the action; nothing was changed.',
-  interfaces: [DomainErrorInterface] as any,
-  isTypeOf: (value: any) => value?.typename === 'InvalidProvisionState',
+  interfaces: [DomainErrorInterface],
+  isTypeOf: isError('InvalidProvisionState'),
   fields: (t) => ({
     nodeIdent: t.exposeString('node', { description: 'The name of the node, or its uuid when it has none.' }),
     action: t.exposeString('action', { description: 'The action refused: manage, provide, deploy, undeploy or delete.' }),
@@ -150,8 +150,8 @@ const InvalidProvisionStateError = builder.objectRef<InvalidProvisionState>('Inv
 
 const TraitLimitExceededError = builder.objectRef<TraitLimitExceeded>('TraitLimitExceeded').implement({
   description: `A node may have at most ${service.MAX_TRAITS_PER_NODE} traits (the limit of Placement); nothing was changed.`,
-  interfaces: [DomainErrorInterface] as any,
-  isTypeOf: (value: any) => value?.typename === 'TraitLimitExceeded',
+  interfaces: [DomainErrorInterface],
+  isTypeOf: isError('TraitLimitExceeded'),
   fields: (t) => ({
     nodeIdent: t.exposeString('node', { description: 'The name of the node, or its uuid when it has none.' }),
     limit: t.exposeInt('limit', { description: 'The most traits a node may have.' }),
@@ -162,8 +162,8 @@ const TraitLimitExceededError = builder.objectRef<TraitLimitExceeded>('TraitLimi
 
 const MissingNodeTraitsError = builder.objectRef<MissingNodeTraits>('MissingNodeTraits').implement({
   description: "The instance asks for traits the node lacks: instance traits must be a subset of the node's; nothing was changed.",
-  interfaces: [DomainErrorInterface] as any,
-  isTypeOf: (value: any) => value?.typename === 'MissingNodeTraits',
+  interfaces: [DomainErrorInterface],
+  isTypeOf: isError('MissingNodeTraits'),
   fields: (t) => ({
     nodeIdent: t.exposeString('node', { description: 'The name of the node, or its uuid when it has none.' }),
     missing: t.exposeStringList('missing', { description: 'The instance traits the node lacks, in the order asked.' }),
@@ -197,13 +197,13 @@ const providerEvent = (mutation: string, node: NodeRow, kind: 'INVENTORIES' | 'T
   topic: 'providerChanged',
   payload: { mutation, providerUuid: node.uuid, kind },
 });
-const usageEvent = (mutation: string, node: NodeRow, consumerUuid: string | null): ChangeEvent[] =>
+const usageEvent = (mutation: string, node: NodeRow, consumerUuid: string | null | undefined): ChangeEvent[] =>
   consumerUuid ? [{ topic: 'usageChanged', payload: { mutation, consumerUuid, providerUuids: [node.uuid] } }] : [];
 
-const nodeArg = (t: any) => t.string({ required: true, description: 'The uuid or name of the node.' });
-const traitsArg = (t: any, description: string) => t.stringList({ required: true, description });
+const nodeArg = (t: InputFieldBuilder) => t.string({ required: true, description: 'The uuid or name of the node.' });
+const traitsArg = (t: InputFieldBuilder, description: string) => t.stringList({ required: true, description });
 
-defineMutation<service.CreateNodeInput>('createNode', {
+defineMutation('createNode', {
   description:
     "Creates a bare-metal node and its resource provider (same uuid, named after the node or else its uuid) with one unit of the node's resource class (total 1, max_unit 1, reserved unless available), as Nova's ironic driver reports it.",
   input: (t) => ({
@@ -219,7 +219,7 @@ defineMutation<service.CreateNodeInput>('createNode', {
   events: ({ node }) => [providerEvent('createNode', node, 'PROVIDER')],
 });
 
-defineMutation<{ node: string }>('deleteNode', {
+defineMutation('deleteNode', {
   description: 'Deletes a node and its provider; refused while it is active, or while its provider has allocations or children.',
   input: (t) => ({ node: nodeArg(t) }),
   payload: DeletedNodePayload,
@@ -230,7 +230,7 @@ defineMutation<{ node: string }>('deleteNode', {
 
 const traitErrors = [NotFoundError, TraitLimitExceededError];
 
-defineMutation<service.NodeTraitsInput>('setNodeTraits', {
+defineMutation('setNodeTraits', {
   description: `Replaces every trait of a node (PUT /nodes/{node}/traits) and syncs them to its provider. Each trait is standard or CUSTOM_; at most ${service.MAX_TRAITS_PER_NODE}.`,
   input: (t) => ({ node: nodeArg(t), traits: traitsArg(t, 'The complete new set.') }),
   payload: NodePayload,
@@ -239,7 +239,7 @@ defineMutation<service.NodeTraitsInput>('setNodeTraits', {
   events: ({ node }) => [providerEvent('setNodeTraits', node, 'TRAITS')],
 });
 
-defineMutation<service.NodeTraitsInput>('addNodeTraits', {
+defineMutation('addNodeTraits', {
   description: 'Adds traits to a node (PUT /nodes/{node}/traits/{trait}) and syncs them to its provider; traits it has already are kept. All or nothing.',
   input: (t) => ({ node: nodeArg(t), traits: traitsArg(t, 'The traits to add.') }),
   payload: NodePayload,
@@ -248,7 +248,7 @@ defineMutation<service.NodeTraitsInput>('addNodeTraits', {
   events: ({ node }) => [providerEvent('addNodeTraits', node, 'TRAITS')],
 });
 
-defineMutation<service.NodeTraitsInput>('removeNodeTraits', {
+defineMutation('removeNodeTraits', {
   description: 'Removes traits from a node (DELETE /nodes/{node}/traits/{trait}) and syncs its provider; each must be on the node.',
   input: (t) => ({ node: nodeArg(t), traits: traitsArg(t, 'The traits to remove.') }),
   payload: NodePayload,
@@ -257,7 +257,7 @@ defineMutation<service.NodeTraitsInput>('removeNodeTraits', {
   events: ({ node }) => [providerEvent('removeNodeTraits', node, 'TRAITS')],
 });
 
-defineMutation<{ node: string }>('clearNodeTraits', {
+defineMutation('clearNodeTraits', {
   description: 'Removes every trait of a node (DELETE /nodes/{node}/traits) and syncs its provider.',
   input: (t) => ({ node: nodeArg(t) }),
   payload: NodePayload,
@@ -266,7 +266,7 @@ defineMutation<{ node: string }>('clearNodeTraits', {
   events: ({ node }) => [providerEvent('clearNodeTraits', node, 'TRAITS')],
 });
 
-defineMutation<{ nodes?: string[] | null }, { synced: NodeRow[] }>('syncNodeTraits', {
+defineMutation('syncNodeTraits', {
   description: "Rewrites providers' traits from their nodes' traits, undoing changes made in Placement behind the nodes' backs (what Nova's next sync does).",
   input: (t) => ({ nodes: t.stringList({ required: false, description: 'Uuids or names of the nodes to sync; every drifted node when absent.' }) }),
   payload: SyncPayload,
@@ -275,7 +275,7 @@ defineMutation<{ nodes?: string[] | null }, { synced: NodeRow[] }>('syncNodeTrai
   events: ({ synced }) => synced.map((node) => providerEvent('syncNodeTraits', node, 'TRAITS')),
 });
 
-defineMutation<{ node: string; action: service.ProvisionAction }>('setNodeProvisionState', {
+defineMutation('setNodeProvisionState', {
   description: "Moves a node through Ironic's manage (enroll or available to manageable) and provide (manageable to available) verbs; its provider's unit is reserved unless available.",
   input: (t) => ({ node: nodeArg(t), action: t.field({ type: ProvisionActionEnum, required: true, description: 'The verb.' }) }),
   payload: NodePayload,
@@ -284,7 +284,7 @@ defineMutation<{ node: string; action: service.ProvisionAction }>('setNodeProvis
   events: ({ node }) => [providerEvent('setNodeProvisionState', node, 'INVENTORIES')],
 });
 
-defineMutation<service.DeployNodeInput>('deployNode', {
+defineMutation('deployNode', {
   description:
     "Deploys an instance on an available node: its traits must be a subset of the node's (validateNodeDeploy); the node's one unit is allocated to the instance, its traits are recorded and the node becomes active.",
   input: (t) => ({
@@ -300,7 +300,7 @@ defineMutation<service.DeployNodeInput>('deployNode', {
   events: ({ node }) => [...usageEvent('deployNode', node, node.instanceUuid), providerEvent('deployNode', node, 'INVENTORIES')],
 });
 
-defineMutation<{ node: string }, { node: NodeRow; instanceUuid: string | null }>('undeployNode', {
+defineMutation('undeployNode', {
   description: "Tears down an active node: the instance's allocations are released and the node is available again.",
   input: (t) => ({ node: nodeArg(t) }),
   payload: NodePayload,

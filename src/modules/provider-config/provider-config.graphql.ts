@@ -9,7 +9,7 @@ import { inventoryValueFields } from '../inventories/inventories.graphql.js';
 import { ResourceProviderRef } from '../providers/providers.graphql.js';
 import { ProblemRef } from '../common/problem.graphql.js';
 import { checkDocuments, type ConfigDocument } from './provider-config.documents.js';
-import { applyProviderConfig, isChanged, type ApplyConfigInput, type ConfigPlan, type PlannedInventory, type PlannedTrait, type ProviderPlan } from './provider-config.service.js';
+import { applyProviderConfig, isChanged, type ConfigPlan, type PlannedInventory, type PlannedTrait, type ProviderPlan } from './provider-config.service.js';
 import type { ConfigSourceRow } from './provider-config.loaders.js';
 
 export const ProviderConfigDocumentInput = builder.inputType('ProviderConfigDocument', {
@@ -105,7 +105,7 @@ const ExpectedGenerationInput = builder.inputType('ProviderGenerationInput', {
   }),
 });
 
-defineMutation<ApplyConfigInput, ConfigPlan>('applyProviderConfig', {
+defineMutation('applyProviderConfig', {
   description:
     'Applies provider-config documents as Nova merges them into its providers, in one transaction: all or nothing. ' +
     'The documents are the complete configuration: inventories and traits that documents set before and no longer declare are removed; ' +

@@ -135,7 +135,7 @@ const DeletedProviderPayload = builder.objectRef<{ provider: ProviderRow }>('Del
   }),
 });
 
-defineMutation<service.CreateProviderInput>('createResourceProvider', {
+defineMutation('createResourceProvider', {
   description: 'Creates a provider, a root or the child of another (POST /resource_providers).',
   input: (t) => ({
     name: t.string({ required: true, description: 'A unique name, at most 200 characters.' }),
@@ -149,7 +149,7 @@ defineMutation<service.CreateProviderInput>('createResourceProvider', {
   events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'createResourceProvider', providerUuid: provider.uuid, kind: 'PROVIDER' } }],
 });
 
-defineMutation<service.UpdateProviderInput>('updateResourceProvider', {
+defineMutation('updateResourceProvider', {
   description: 'Renames a provider and/or moves it under another parent or to the top of its own tree (PUT /resource_providers/{uuid}).',
   input: (t) => ({
     uuid: t.field({ type: 'UUID', required: true, description: 'The provider to change.' }),
@@ -163,7 +163,7 @@ defineMutation<service.UpdateProviderInput>('updateResourceProvider', {
   events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'updateResourceProvider', providerUuid: provider.uuid, kind: 'PROVIDER' } }],
 });
 
-defineMutation<{ uuid: string }>('deleteResourceProvider', {
+defineMutation('deleteResourceProvider', {
   description: 'Deletes a provider with its inventories, traits and aggregates; refused while it has children or allocations.',
   input: (t) => ({ uuid: t.field({ type: 'UUID', required: true, description: 'The provider to delete.' }) }),
   payload: DeletedProviderPayload,

@@ -52,7 +52,7 @@ const DeletedResourceClassPayload = builder.objectRef<ResourceClassRow>('DeleteR
   fields: (t) => ({ name: t.exposeString('name', { description: 'Its name.' }) }),
 });
 
-defineMutation<{ name: string }>('createResourceClass', {
+defineMutation('createResourceClass', {
   description: 'Creates a CUSTOM_ resource class (^CUSTOM_[A-Z0-9_]+$, at most 255 characters); an existing class is returned unchanged.',
   input: (t) => ({ name: t.string({ required: true, description: 'The CUSTOM_ name.' }) }),
   payload: ResourceClassPayload,
@@ -64,7 +64,7 @@ defineMutation<{ name: string }>('createResourceClass', {
   },
 });
 
-defineMutation<{ name: string }>('deleteResourceClass', {
+defineMutation('deleteResourceClass', {
   description: 'Deletes a CUSTOM_ resource class that no inventory uses. Standard classes cannot be deleted.',
   input: (t) => ({ name: t.string({ required: true, description: 'The class.' }) }),
   payload: DeletedResourceClassPayload,

@@ -70,7 +70,7 @@ const DeletedTraitPayload = builder.objectRef<TraitRow>('DeleteTraitPayload').im
   fields: (t) => ({ name: t.exposeString('name', { description: 'Its name.' }) }),
 });
 
-defineMutation<{ name: string }>('createTrait', {
+defineMutation('createTrait', {
   description: 'Creates a CUSTOM_ trait (^CUSTOM_[A-Z0-9_]+$, at most 255 characters); an existing trait is returned unchanged.',
   input: (t) => ({ name: t.string({ required: true, description: 'The CUSTOM_ name.' }) }),
   payload: TraitPayload,
@@ -82,7 +82,7 @@ defineMutation<{ name: string }>('createTrait', {
   },
 });
 
-defineMutation<{ name: string }>('deleteTrait', {
+defineMutation('deleteTrait', {
   description: 'Deletes a CUSTOM_ trait that no provider has. Standard traits cannot be deleted.',
   input: (t) => ({ name: t.string({ required: true, description: 'The trait.' }) }),
   payload: DeletedTraitPayload,
@@ -95,7 +95,7 @@ defineMutation<{ name: string }>('deleteTrait', {
   },
 });
 
-defineMutation<service.SetProviderTraitsInput>('setProviderTraits', {
+defineMutation('setProviderTraits', {
   description: 'Replaces the traits of a provider (PUT .../traits); every trait must exist.',
   input: (t) => ({
     providerUuid: t.field({ type: 'UUID', required: true, description: 'The provider.' }),
