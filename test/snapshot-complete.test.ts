@@ -123,7 +123,7 @@ describe('complete snapshots', () => {
     expect(again.status).toBe(2);
     const replaced = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'import', file, '--db', dbFile, '--replace'], { encoding: 'utf8' });
     expect(replaced.status, replaced.stderr).toBe(0);
-    expect(replaced.stdout).toMatch(/^Replaced the content of .*"flavors":2,"images":1,"baremetalNodes":2\}/);
+    expect(replaced.stdout).toMatch(/^Replaced the content of .*"flavors":9,"images":1,"baremetalNodes":2\}/);
     const db = openDatabase(dbFile);
     expect(exportSnapshot(db)).toEqual(exportSnapshot(h.db));
   });
