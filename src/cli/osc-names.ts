@@ -1,2 +1,2 @@
-// The first words of osc-placement's read commands (src/cli/osc.command.ts), known without loading it.
-export const OSC_COMMANDS = ['resource', 'trait', 'allocation'];
+// The first words of the read commands (osc-placement's and capacity, src/cli/), known without loading them.
+export const OSC_COMMANDS = ['resource', 'trait', 'allocation', 'capacity'];

@@ -2,6 +2,7 @@
 // list`...), with its names, flags and columns, against the database file or a running server.
 import { Command, CommanderError, Option } from 'commander';
 import { ClientError, request, type Target } from './client.js';
+import { addCapacityCommands } from './capacity.command.js';
 import { FORMATS, FormatError, formatList, formatOne, PyFloat, type Cell, type Format, type OutputOptions } from './format.js';
 
 interface CommonFlags {
@@ -68,6 +69,32 @@ async function providerOrFail<T>(target: Target, uuid: string, selection: string
   return data.resourceProvider;
 }
 
+/** The flags of `resource provider list`, Placement's GET /resource_providers filter. */
+function filterOptions(command: Command): Command {
+  return command
+    .option('--uuid <uuid>', 'UUID of the resource provider')
+    .option('--name <name>', 'Name of the resource provider')
+    .option('--resource <resource_class>=<value>', 'an amount the provider must have the capacity to serve now; may be repeated', collect)
+    .option('--in-tree <in_tree>', 'only providers in the tree of this provider')
+    .option('--required <required>', 'a required trait; may be repeated; a comma-separated list means any of them', collect)
+    .option('--forbidden <forbidden>', 'a forbidden trait; may be repeated', collect)
+    .option('--member-of <member_of>', 'comma-separated aggregate UUIDs: in one of them; may be repeated (and)', collect);
+}
+
+/** Those flags as a ResourceProviderFilter. */
+function filterOf(flags: Record<string, unknown>) {
+  return {
+    uuid: flags.uuid,
+    name: flags.name,
+    inTree: flags.inTree,
+    resources: list(flags.resource).map(resourceAmount),
+    required: list(flags.required).filter((t) => !t.includes(',')),
+    anyOf: list(flags.required).filter((t) => t.includes(',')).map((t) => t.split(',')),
+    forbidden: list(flags.forbidden),
+    memberOf: list(flags.memberOf).map((m) => m.split(',')),
+  };
+}
+
 /** The program's read commands, printing through io. */
 export function oscProgram(defaultDb: string, io: Io): Command {
   const write = io.out;
@@ -93,26 +120,10 @@ export function oscProgram(defaultDb: string, io: Io): Command {
   const resource = program.command('resource').description('resource providers and usages');
   const provider = resource.command('provider').description('resource providers');
 
-  leaf(provider, 'list', 'List resource providers (GET /resource_providers)')
-    .option('--uuid <uuid>', 'UUID of the resource provider')
-    .option('--name <name>', 'Name of the resource provider')
-    .option('--resource <resource_class>=<value>', 'an amount the provider must have the capacity to serve now; may be repeated', collect)
-    .option('--in-tree <in_tree>', 'only providers in the tree of this provider')
-    .option('--required <required>', 'a required trait; may be repeated; a comma-separated list means any of them', collect)
-    .option('--forbidden <forbidden>', 'a forbidden trait; may be repeated', collect)
-    .option('--member-of <member_of>', 'comma-separated aggregate UUIDs: in one of them; may be repeated (and)', collect)
+  filterOptions(leaf(provider, 'list', 'List resource providers (GET /resource_providers)'))
     .action(
       run(async (target, out, cmdFlags: any) => {
-        const filter = {
-          uuid: cmdFlags.uuid,
-          name: cmdFlags.name,
-          inTree: cmdFlags.inTree,
-          resources: list(cmdFlags.resource).map(resourceAmount),
-          required: list(cmdFlags.required).filter((t) => !t.includes(',')),
-          anyOf: list(cmdFlags.required).filter((t) => t.includes(',')).map((t) => t.split(',')),
-          forbidden: list(cmdFlags.forbidden),
-          memberOf: list(cmdFlags.memberOf).map((m) => m.split(',')),
-        };
+        const filter = filterOf(cmdFlags);
         const rows = await allPages<ProviderRow>(
           target,
           `query($filter: ResourceProviderFilter, $first: Int, $after: String) { resourceProviders(filter: $filter, first: $first, after: $after) { nodes { ${PROVIDER_SELECTION} } pageInfo { hasNextPage endCursor } } }`,
@@ -245,6 +256,7 @@ export function oscProgram(defaultDb: string, io: Io): Command {
     );
 
   candidateList(leaf(program.command('allocation').command('candidate').description('allocation candidates'), 'list', 'List allocation candidates (GET /allocation_candidates, microversion 1.39)'), run);
+  addCapacityCommands(program, { leaf, run, filterOptions, filterOf });
   return program;
 }
 
@@ -279,11 +291,15 @@ function candidateList(command: Command, run: (body: (target: Target, out: Outpu
     })
     .addOption(new Option('--group-policy <group_policy>', 'how numbered groups interact: none, or isolate (on distinct providers)').choices(['none', 'isolate']).default('none'))
     .option('--limit <limit>', 'the maximum number of allocation candidates')
+    .option('--explain', 'instead of the candidates, say for each provider tree whether it is one and, if not, why')
+    .option('--provider <uuid>', 'with --explain: only the tree of this provider ("why not here?")')
     .action(
       run(async (target, out, cmdFlags) => {
         const chosen = groups;
         reset();
         if (chosen.size === 0) throw new CommandFailed('At least one --resource must be specified.');
+        if (cmdFlags.provider !== undefined && !cmdFlags.explain) throw new CommandFailed('--provider goes with --explain');
+        if (cmdFlags.explain) return explainCandidates(target, out, chosen, cmdFlags);
         const params = new URLSearchParams();
         if (cmdFlags.limit !== undefined) params.append('limit', cmdFlags.limit);
         if ([...chosen.keys()].some((suffix) => suffix !== '')) params.append('group_policy', cmdFlags.groupPolicy);
@@ -320,6 +336,36 @@ function candidateList(command: Command, run: (body: (target: Target, out: Outpu
         return formatList(['#', 'allocation', 'resource provider', 'inventory used/capacity', 'traits'], rows, out);
       }),
     );
+}
+
+/** `allocation candidate list --explain`: the same request as structured groups, one row per tree. */
+async function explainCandidates(
+  target: Target,
+  out: OutputOptions,
+  groups: Map<string, { resources: string[]; required: string[]; forbidden: string[]; memberOf: string[] }>,
+  flags: { groupPolicy: string; provider?: string },
+): Promise<string> {
+  const request = {
+    groupPolicy: [...groups.keys()].some((suffix) => suffix !== '') ? flags.groupPolicy.toUpperCase() : null,
+    groups: [...groups].map(([suffix, g]) => {
+      if (g.resources.length === 0) throw new CommandFailed(suffix === '' ? 'At least one --resource must be specified.' : `--resource should be provided in group ${suffix}`);
+      return {
+        suffix,
+        resources: g.resources.map(resourceAmount),
+        required: g.required.filter((t) => !t.includes(',')),
+        anyOf: g.required.filter((t) => t.includes(',')).map((t) => t.split(',')),
+        forbidden: g.forbidden,
+        memberOf: g.memberOf.map((m) => m.split(',')),
+      };
+    }),
+  };
+  type Tree = { root: { uuid: string; name: string }; candidate: boolean; allocationRequests: number; problems: { message: string }[] };
+  const query = `query($request: CandidatesRequest!, $provider: UUID, $first: Int, $after: String) {
+    explainCandidates(request: $request, provider: $provider, first: $first, after: $after) {
+      nodes { root { uuid name } candidate allocationRequests problems { message } } pageInfo { hasNextPage endCursor } } }`;
+  const trees = await allPages<Tree>(target, query, { request, provider: flags.provider ?? null }, (d) => d.explainCandidates);
+  const rows: Cell[][] = trees.map((t) => [t.root.name, t.root.uuid, t.candidate, t.allocationRequests, t.problems.map((p) => p.message).join('; ')]);
+  return formatList(['root', 'root_uuid', 'candidate', 'allocation_requests', 'why_not'], rows, out);
 }
 
 export interface Io {
