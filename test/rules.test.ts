@@ -1,6 +1,7 @@
 // The capacity and name rules (src/rules): the in-memory and SQL forms of capacity agree, and the
 // name rules hold the limits Placement's schemas set.
 import Database from 'better-sqlite3';
+import '../src/db/native-objects.js';
 import { describe, expect, it } from 'vitest';
 import { capacityOf, capacitySql, fits, fitsSql } from '../src/rules/capacity.js';
 import { canonicalUuid, customNameProblem, isConsumerType, isUuidLike, traitProblem } from '../src/rules/names.js';

@@ -1,6 +1,7 @@
 // Online backup and checked restore of the database file. A plain copy of a WAL database taken
 // while the server writes can be torn; SQLite's backup API copies a consistent committed state.
 import Database from 'better-sqlite3';
+import './native-objects.js';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 
 export class BackupError extends Error {}

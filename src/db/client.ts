@@ -1,5 +1,6 @@
 // Opening the database: pragmas, migrations, the built-in catalog, and a count of executed statements.
 import Database from 'better-sqlite3';
+import './native-objects.js';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { fileURLToPath } from 'node:url';

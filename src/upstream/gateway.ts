@@ -2,6 +2,7 @@
 // file, refreshed every interval; writes go to Placement first and, once it accepts them, the
 // providers and consumers they touched are read back into the mirror.
 import type { Db } from '../db/client.js';
+import { get } from '../db/sql.js';
 import { applyPlacementState, knownState, removeConsumer, removeProvider, type MirrorChanges } from './mirror.store.js';
 import { PlacementClient, UpstreamError, type PlacementClientOptions } from './placement.client.js';
 import { consumerMeta, readDetail, readPlacement, type PlacementState, type ReadProgress, type UpstreamProvider } from './placement.reader.js';
@@ -86,7 +87,7 @@ export class Gateway {
       lastSyncAt: this.lastSuccess === null ? null : new Date(this.lastSuccess).toISOString(),
       lastSyncSeconds: this.lastSeconds,
       stale: this.stale(),
-      providers: (this.db.sqlite.prepare('SELECT COUNT(*) AS n FROM resource_providers').get() as { n: number }).n,
+      providers: get<{ n: number }>(this.db, 'SELECT COUNT(*) AS n FROM resource_providers')!.n,
       requests: this.client.requestCount,
       lastError: this.lastError,
       disabledFeatures: this.disabled,
