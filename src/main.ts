@@ -54,7 +54,9 @@ Usage:
   placement-gql resource usage show PROJECT [--user-id USER]
   placement-gql trait list [--name startswith:P|in:A,B] [--associated]
   placement-gql allocation candidate list --resource RC=N ... [--required T] [--forbidden T] [--member-of AGG,...]
-                                  [--group N ...] [--group-policy none|isolate] [--limit N]
+                                  [--group N ...] [--group-policy none|isolate] [--limit N] [--explain [--provider UUID]]
+  placement-gql capacity show [--group-by aggregate|trait|root|provider ...] [provider list filters]
+  placement-gql capacity headroom [--flavor NAME ...] [--image NAME]
                                   osc-placement's read commands, with its flags and columns: a table, or -f json|value
                                   [-c COLUMN]; against the database (--db FILE), or a server with --url URL [--token T]
                                   (or PLACEMENT_URL, PLACEMENT_TOKEN); each command has --help
