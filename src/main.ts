@@ -145,11 +145,7 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'serve': {
-      const db = openDatabase(dbFile);
-      if (values.demo && isEmpty(db)) {
-        const summary = importSnapshot(db, JSON.parse(readFileSync(DEMO_CLOUD, 'utf8')));
-        console.log(`Loaded the demo cloud into ${dbFile}: ${summary.providers} providers, ${summary.consumers} consumers.`);
-      }
+      // Every flag is checked before the database is opened: a refused command line creates and changes nothing.
       const host = values.host ?? process.env.HOST ?? '127.0.0.1';
       const portText = values.port ?? process.env.PORT ?? '4000';
       const port = Number(portText);
@@ -157,20 +153,32 @@ async function main(argv: string[]): Promise<number> {
       const access = loadAccessConfig(values.tokens ?? process.env.PLACEMENT_TOKENS_FILE, process.env.PLACEMENT_TOKENS);
       if (access.tokens.size === 0 && !isLoopback(host)) {
         console.error(`Refusing to serve on ${host} without access control: no bearer tokens are configured.\n${HOW_TO_CONFIGURE_TOKENS}`);
-        db.close();
         return 1;
       }
       const validators = configureOperatorValidators(values['extra-specs'] ?? process.env.PLACEMENT_EXTRA_SPECS_FILE);
       if (validators.message) (validators.ok ? console.log : console.error)(validators.message);
-      if (!validators.ok) {
-        db.close();
-        return 1;
-      }
+      if (!validators.ok) return 1;
       const gatewayMode = values.upstream !== undefined || values['os-cloud'] !== undefined;
       const workersText = values.workers ?? (gatewayMode ? '1' : String(defaultWorkers()));
       if (!/^[1-9]\d{0,2}$/.test(workersText)) throw new UsageError(`--workers must be a whole number from 1 to 999, not '${workersText}'`);
       // The mirror's state (last refresh, staleness) lives in the process that refreshes it: gateway mode is one process.
       if (gatewayMode && Number(workersText) > 1) throw new UsageError('gateway mode runs as one process: --workers must be 1 with --upstream or --os-cloud');
+      const caps: Record<string, number> = {};
+      for (const [flag, limit] of [['max-connections', 'maxConnections'], ['max-connections-per-address', 'maxConnectionsPerAddress'], ['max-streams', 'maxStreams'], ['max-streams-per-address', 'maxStreamsPerAddress']]) {
+        const text = values[flag as 'max-streams'];
+        if (text === undefined) continue;
+        if (!/^[1-9]\d{0,6}$/.test(text)) throw new UsageError(`--${flag} must be a whole number from 1 to 9999999, not '${text}'`);
+        caps[limit] = Number(text);
+      }
+      const session = await upstreamSession(values, { requireFlag: true });
+      const intervalText = String(values['sync-interval'] ?? '15');
+      const interval = Number(intervalText);
+      if (session && (!/^\d+(\.\d+)?$/.test(intervalText) || interval < 1)) throw new UsageError(`--sync-interval must be a number of seconds, at least 1, not '${intervalText}'`);
+      const db = openDatabase(dbFile);
+      if (values.demo && isEmpty(db)) {
+        const summary = importSnapshot(db, JSON.parse(readFileSync(DEMO_CLOUD, 'utf8')));
+        console.log(`Loaded the demo cloud into ${dbFile}: ${summary.providers} providers, ${summary.consumers} consumers.`);
+      }
       if (Number(workersText) > 1 && !isWorker()) {
         // The primary: the database is migrated (and the demo loaded) above, once; the workers serve.
         db.close();
@@ -181,12 +189,8 @@ async function main(argv: string[]): Promise<number> {
           console.log(`Dashboard: http://${shown}:${bound}/dashboard`);
         });
       }
-      const session = await upstreamSession(values, { requireFlag: true });
       let gateway: Gateway | null = null;
       if (session) {
-        const intervalText = String(values['sync-interval'] ?? '15');
-        const interval = Number(intervalText);
-        if (!/^\d+(\.\d+)?$/.test(intervalText) || interval < 1) throw new UsageError(`--sync-interval must be a number of seconds, at least 1, not '${intervalText}'`);
         gateway = new Gateway(db, session, {
           interval,
           concurrency: upstreamConcurrency(values),
@@ -198,13 +202,6 @@ async function main(argv: string[]): Promise<number> {
           },
         });
         gateway.start();
-      }
-      const caps: Record<string, number> = {};
-      for (const [flag, limit] of [['max-connections', 'maxConnections'], ['max-connections-per-address', 'maxConnectionsPerAddress'], ['max-streams', 'maxStreams'], ['max-streams-per-address', 'maxStreamsPerAddress']]) {
-        const text = values[flag as 'max-streams'];
-        if (text === undefined) continue;
-        if (!/^[1-9]\d{0,6}$/.test(text)) throw new UsageError(`--${flag} must be a whole number from 1 to 9999999, not '${text}'`);
-        caps[limit] = Number(text);
       }
       const yoga = createServer({ db, gateway, access, limits: caps, metricsOpen: values['metrics-open'], processMetrics: true, graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
       if (isWorker()) yoga.metrics.acrossWorkers(metricsAcrossWorkers(yoga.metrics.registry));

@@ -1,5 +1,8 @@
 // The command line as an operator meets it: help, one-line usage errors, and a reader that stops early.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const run = (args: string[], input?: string) =>
@@ -25,6 +28,16 @@ describe('placement-gql command line', () => {
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split('\n')).toEqual(["placement-gql: --port must be a whole number from 0 to 65535, not 'abc'", "See 'placement-gql --help'."]);
   });
+
+  it.each([['--port', '70000'], ['--workers', '0'], ['--max-streams', 'x'], ['--host', '0.0.0.0'], ['--upstream', 'http://127.0.0.1:9', '--upstream-token', 't', '--sync-interval', '0']])(
+    'serve %s %s ...: refused before the database is opened, which is neither created nor loaded',
+    (...flags) => {
+      const dir = mkdtempSync(join(tmpdir(), 'placement-gql-cli-'));
+      const result = run(['serve', '--demo', '--db', join(dir, 'refused.db'), ...flags]);
+      expect(result.status, result.stderr).toBe(1);
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
 
   it('refuses an unknown flag without a stack trace, exit 1', () => {
     const result = run(['export', '--bogus']);
