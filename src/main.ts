@@ -33,6 +33,9 @@ Usage:
                                   (default 15) and written through to
   placement-gql sync [--db FILE] [upstream options]
                                   mirror a live Placement into the database once (a progress bar on a terminal)
+  placement-gql audit [--db FILE] [--json] [--extra-specs FILE]
+                                  audit the cloud as it is (flavor extra specs, image properties, unschedulable flavor and
+                                  image pairs, node trait drift, orphaned allocations); exit status 1 when there are findings
   placement-gql import FILE [--db FILE] [--replace]
                                   load a snapshot (JSON) in one transaction; a rejected file changes nothing;
                                   --replace: the snapshot replaces the database's whole content (same transaction)
@@ -125,6 +128,7 @@ async function main(argv: string[]): Promise<number> {
       check: { type: 'boolean' },
       write: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
       'metrics-open': { type: 'boolean' },
       replace: { type: 'boolean' },
       workers: { type: 'string' },

@@ -15,3 +15,4 @@ import './images/images.graphql.js';
 import './nodes/nodes.graphql.js';
 import './capacity/capacity.graphql.js';
 import './upstream/upstream.graphql.js';
+import './audit/audit.graphql.js';
