@@ -65,7 +65,7 @@ describe('audit', () => {
       const provider = requireProvider(db, NODE);
       setProviderTraits(db, { providerUuid: NODE, generation: provider.generation, traits: ['COMPUTE_NODE', 'CUSTOM_GOLD'] });
       // Nova's servers are known: VM1 is one of them, VM2 is not.
-      run(db, "INSERT INTO mirrored_services (service, url, synced_at) VALUES ('compute', 'http://nova/v2.1', '2026-01-01T00:00:00Z')");
+      run(db, "INSERT INTO mirrored_services (service, url, synced_at) VALUES ('servers', 'http://nova/v2.1', '2026-01-01T00:00:00Z')");
       run(db, "INSERT INTO servers (uuid, name, status, flavor, host, project_id) VALUES (?, 'vm1', 'ACTIVE', 'm1.small', 'cn1', 'p1')", VM1);
     });
     const { data } = await h.gql(AUDIT);

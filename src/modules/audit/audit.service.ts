@@ -152,7 +152,7 @@ export function nodeFindings(db: Db): AuditFinding[] {
 
 /** Whether Nova's servers are mirrored in this database (gateway mode with a compute endpoint). */
 export function serversMirrored(db: Db): boolean {
-  return all(db, "SELECT 1 FROM mirrored_services WHERE service = 'compute'").length > 0;
+  return all(db, "SELECT 1 FROM mirrored_services WHERE service = 'servers'").length > 0;
 }
 
 /** ORPHANED_ALLOCATION: allocations of INSTANCE consumers Nova has no server for. */
