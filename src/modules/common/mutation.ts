@@ -26,6 +26,11 @@ interface MutationOptions<Input, Payload> {
   upstream?: (input: Input, ctx: Context, gateway: Gateway) => Promise<Payload>;
   /** Changes data Placement does not hold (flavors, images): applied locally in gateway mode too. */
   local?: boolean;
+  /**
+   * The service that owns the data in a live cloud: when the gateway mirrors it, the mutation is
+   * refused, naming the service and the command to use; when it does not, `local` applies.
+   */
+  owner?: { service: 'compute' | 'image' | 'baremetal'; what: string; use: string };
   /** What subscribers are told once the change is committed. */
   events?: (payload: Payload, input: Input) => ChangeEvent[];
 }
@@ -52,6 +57,7 @@ export function defineMutation<Input = any, Payload = any>(name: string, options
       resolve: async (_root, args, ctx) => {
         try {
           const gateway = ctx.gateway;
+          if (gateway && options.owner) await refuseWhenMirrored(name, options.owner, gateway);
           const result =
             gateway && !options.local
               ? await throughGateway(name, options, args.input as Input, ctx, gateway)
@@ -69,6 +75,16 @@ export function defineMutation<Input = any, Payload = any>(name: string, options
     }),
   );
   return resultRef;
+}
+
+const OWNER_NAMES = { compute: 'Nova', image: 'Glance', baremetal: 'Ironic' } as const;
+
+async function refuseWhenMirrored(name: string, owner: NonNullable<MutationOptions<unknown, unknown>['owner']>, gateway: Gateway) {
+  const url = await gateway.serviceUrl(owner.service);
+  if (!url) return;
+  throw new GraphQLError(`${name} is not available in gateway mode: ${owner.what} are mirrored from ${OWNER_NAMES[owner.service]} at ${url}; ${owner.use}`, {
+    extensions: { code: 'NOT_AVAILABLE_IN_GATEWAY_MODE', service: owner.service },
+  });
 }
 
 function throughGateway<Input, Payload>(name: string, options: MutationOptions<Input, Payload>, input: Input, ctx: Context, gateway: Gateway): Promise<Payload> {

@@ -340,6 +340,7 @@ const DeleteFlavorPayload = builder.objectRef<FlavorRow>('DeleteFlavorPayload').
 const validationArg = (t: any) => t.field({ type: ValidationModeEnum, required: false, description: 'How the extra specs are checked; STRICT when absent.' });
 
 defineMutation<service.CreateFlavorInput>('createFlavor', {
+  owner: { service: 'compute', what: 'flavors', use: 'create it with `openstack flavor create`' },
   local: true,
   description: 'Creates a flavor; its extra specs are checked against the registry (InvalidInput with Nova’s texts when rejected).',
   input: (t) => ({
@@ -359,6 +360,7 @@ defineMutation<service.CreateFlavorInput>('createFlavor', {
 });
 
 defineMutation<{ name: string }>('deleteFlavor', {
+  owner: { service: 'compute', what: 'flavors', use: 'delete it with `openstack flavor delete`' },
   local: true,
   description: 'Deletes a flavor and its extra specs.',
   input: (t) => ({ name: t.string({ required: true, description: 'The flavor.' }) }),
@@ -368,6 +370,7 @@ defineMutation<{ name: string }>('deleteFlavor', {
 });
 
 defineMutation<service.SetFlavorExtraSpecsInput>('setFlavorExtraSpecs', {
+  owner: { service: 'compute', what: 'flavors', use: 'set them with `openstack flavor set --property KEY=VALUE`' },
   local: true,
   description: 'Adds or replaces extra specs of a flavor (POST /flavors/{id}/os-extra_specs); only the keys given are checked.',
   input: (t) => ({
@@ -381,6 +384,7 @@ defineMutation<service.SetFlavorExtraSpecsInput>('setFlavorExtraSpecs', {
 });
 
 defineMutation<{ name: string; keys: string[] }>('unsetFlavorExtraSpecs', {
+  owner: { service: 'compute', what: 'flavors', use: 'unset them with `openstack flavor unset --property KEY`' },
   local: true,
   description: 'Removes extra specs of a flavor (DELETE /flavors/{id}/os-extra_specs/{key}); each key must be set.',
   input: (t) => ({
