@@ -197,6 +197,9 @@ async function main(argv: string[]): Promise<number> {
             if (error) console.error(`Refresh from ${session.describe()} failed after ${seconds.toFixed(1)} s; serving the mirror as it was: ${explainFailure(error) ?? error.message}`);
             else if (changes && (changes.added || changes.removed || changes.detailed || changes.allocationsRewritten))
               console.log(`Refreshed from Placement in ${seconds.toFixed(1)} s: ${changes.providers} providers, ${changes.added} added, ${changes.removed} removed, ${changes.detailed} changed, allocations changed on ${changes.allocationsRewritten}.`);
+            for (const [service, c] of Object.entries(changes?.services ?? {})) {
+              if (c.added || c.updated || c.removed) console.log(`Refreshed ${service}: ${c.added} added, ${c.updated} changed, ${c.removed} removed${c.skipped ? `, ${c.skipped} skipped` : ''}.`);
+            }
           },
         });
         gateway.start();

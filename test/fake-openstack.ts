@@ -140,6 +140,8 @@ export interface NovaModel {
   serversForbidden?: boolean;
   /** Nova's [api] max_limit. */
   maxLimit?: number;
+  /** The newest compute microversion served (default 2.96); a newer one asked is answered 406. */
+  maxMicroversion?: number;
 }
 
 const versionOf = (req: IncomingMessage) => {
@@ -153,6 +155,7 @@ export async function fakeNova(model: NovaModel, token = 'admin') {
   let base = '';
   const server = await serve(token, (url, req) => {
     const minor = versionOf(req);
+    if (minor > (model.maxMicroversion ?? 96)) return { status: 406, body: { computeFault: { code: 406, message: `Version 2.${minor} is not supported by the API. Minimum is 2.1 and maximum is 2.${model.maxMicroversion}.` } } };
     const path = url.pathname.replace(/^\/v2\.1/, '');
     const maxLimit = model.maxLimit ?? 1000;
     if (path === '/flavors/detail') {
@@ -284,13 +287,13 @@ export interface IronicNode {
   instanceUuid: string | null;
 }
 
-export async function fakeIronic(model: { nodes: IronicNode[]; maxLimit?: number }, token = 'admin') {
+export async function fakeIronic(model: { nodes: IronicNode[]; maxLimit?: number; ignoresFields?: boolean }, token = 'admin') {
   let base = '';
   const server = await serve(token, (url, req) => {
     if (url.pathname !== '/v1/nodes') return { status: 404, body: { error_message: JSON.stringify({ faultstring: 'Not found', debuginfo: null }) } };
     const version = String(req.headers['x-openstack-ironic-api-version'] ?? '1.1');
     const minor = Number(version.split('.')[1]);
-    const fields = url.searchParams.get('fields');
+    const fields = model.ignoresFields ? null : url.searchParams.get('fields');
     const bad = (text: string) => ({ status: 400, body: { error_message: JSON.stringify({ faultstring: text, debuginfo: null }) } });
     if (fields && url.searchParams.get('detail')) return bad("Can not specify ?detail=True and fields in the same request.");
     if (fields?.split(',').includes('traits') && minor < 37) return { status: 406, body: { error_message: JSON.stringify({ faultstring: 'Field(s) "traits" are not supported', debuginfo: null }) } };
@@ -309,9 +312,11 @@ export async function fakeIronic(model: { nodes: IronicNode[]; maxLimit?: number
       ...(minor >= 37 ? { traits: n.traits } : {}),
       links: [{ href: `${base}/v1/nodes/${n.uuid}`, rel: 'self' }],
     });
+    const short = (n: IronicNode) => ({ uuid: n.uuid, name: n.name, instance_uuid: n.instanceUuid, power_state: 'power off', provision_state: n.provisionState, maintenance: false, links: [] });
     const nodes = got.items.map((n) => {
       const all = full(n);
-      return fields ? Object.fromEntries(fields.split(',').map((f) => [f, all[f] ?? null])) : all;
+      if (fields) return Object.fromEntries(fields.split(',').map((f) => [f, all[f] ?? null]));
+      return url.searchParams.get('detail') === 'True' ? all : short(n);
     });
     const body: any = { nodes };
     if (got.more) {

@@ -9,6 +9,9 @@ import { openDatabase } from '../src/db/client.js';
 import { createServer } from '../src/server.js';
 import { Gateway } from '../src/upstream/gateway.js';
 import { fixedTokenSession, withServiceUrls } from '../src/upstream/session.js';
+import { keystoneSession } from '../src/upstream/keystone.js';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fakeGlance, fakeIronic, fakeNova, fakePlacement, type GlanceImage, type IronicNode, type NovaFlavor, type NovaServer, type PlacementModel } from './fake-openstack.js';
 import { tempDbFile } from './helpers.js';
 
@@ -70,11 +73,11 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function cloud() {
+async function cloud(token = 'admin') {
   const nova = { flavors: flavors(), servers: servers(), hiddenSpecs: new Set(['4']), maxLimit: 2 } as Parameters<typeof fakeNova>[0];
   const glance = { images: images(), maxLimit: 2 };
   const ironic = { nodes: nodes(), maxLimit: 2 };
-  const [placement, novaServer, glanceServer, ironicServer] = await Promise.all([fakePlacement(placementModel()), fakeNova(nova), fakeGlance(glance), fakeIronic(ironic)]);
+  const [placement, novaServer, glanceServer, ironicServer] = await Promise.all([fakePlacement(placementModel(), token), fakeNova(nova, token), fakeGlance(glance, token), fakeIronic(ironic, token)]);
   cleanups.push(() => placement.close(), () => novaServer.close(), () => glanceServer.close(), () => ironicServer.close());
   return { nova, glance, ironic, placement, novaServer, glanceServer, ironicServer };
 }
@@ -231,6 +234,22 @@ describe('gateway mode over Nova, Glance and Ironic', () => {
     expect(status.data.upstream.services[0]).toEqual({ note: expect.stringContaining('servers are not mirrored'), servers: null });
   });
 
+  it('reads a Nova older than 2.61 (extra specs asked apart) and an Ironic that ignores fields= (details asked)', async () => {
+    const c = await cloud();
+    c.nova.maxMicroversion = 60;
+    c.nova.hiddenSpecs = new Set();
+    (c.ironic as any).ignoresFields = true;
+    const { gateway, gql } = await gatewayOver(c);
+    await gateway.refresh();
+    expect((await gql(FLAVORS)).data.flavors.nodes).toEqual(expectedFlavors(c.nova.flavors));
+    expect(c.novaServer.requests.filter((r) => r.includes('os-extra_specs'))).toHaveLength(5);
+    expect((await gql(NODES)).data.baremetalNodes.nodes.map((n: any) => [n.uuid, n.traits])).toEqual([
+      [BM1, ['CUSTOM_RAID5']],
+      [BM2, ['CUSTOM_RAID5']],
+    ]);
+    expect(c.ironicServer.requests[1]).toBe('GET /v1/nodes?detail=True&limit=1000');
+  });
+
   it('keeps flavor and image mutations local when Nova and Glance are not mirrored', async () => {
     const c = await cloud();
     const db = openDatabase(tempDbFile());
@@ -245,6 +264,46 @@ describe('gateway mode over Nova, Glance and Ironic', () => {
     });
     expect(((await response.json()) as any).data.createFlavor.__typename).toBe('FlavorPayload');
     expect(gateway.services().map((s) => s.mirrored)).toEqual([false, false, false]);
+  });
+});
+
+/** A Keystone that issues one token for any credentials, with this catalog (public, RegionOne). */
+async function fakeKeystone(token: string, catalog: Record<string, string>) {
+  const server = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const now = Date.now();
+      const body = {
+        token: {
+          issued_at: new Date(now).toISOString(),
+          expires_at: new Date(now + 3600_000).toISOString(),
+          catalog: Object.entries(catalog).map(([type, url]) => ({ type, name: type, endpoints: [{ interface: 'public', region_id: 'RegionOne', region: 'RegionOne', url }] })),
+        },
+      };
+      res.writeHead(201, { 'content-type': 'application/json', 'x-subject-token': token }).end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('endpoints from the service catalog', () => {
+  it('mirrors the services the catalog has, Glance addressed versionless, and says which it has not', async () => {
+    const c = await cloud('gAAAAAB-cloud');
+    const auth = await fakeKeystone('gAAAAAB-cloud', { placement: c.placement.url, compute: c.novaServer.endpoint, image: `${c.glanceServer.url}/v2` });
+    const session = keystoneSession({ authUrl: auth, auth: { method: 'password', user: { name: 'admin', domain: { name: 'Default' } }, password: 'pw', scope: { project: { name: 'admin', domain: { name: 'Default' } } } }, tls: { rejectUnauthorized: true }, region: 'RegionOne' });
+    const db = openDatabase(tempDbFile());
+    const gateway = new Gateway(db, session, { interval: 15, retryDelayMs: 1 });
+    cleanups.push(() => gateway.stop(), () => session.close(), () => db.close());
+    await gateway.refresh();
+    expect(gateway.services().map((s) => [s.service, s.url, s.mirrored, s.items])).toEqual([
+      ['compute', c.novaServer.endpoint, true, 5],
+      ['image', c.glanceServer.url, true, 4],
+      ['baremetal', null, false, 0],
+    ]);
+    expect(gateway.services()[2].note).toBe('not mirrored: the service catalog has no baremetal endpoint (--ironic-url gives one)');
+    expect(c.ironicServer.requests).toEqual([]);
   });
 });
 

@@ -10,6 +10,7 @@ export const BAREMETAL_MICROVERSION = '1.37';
 export const PAGE_LIMIT = 1000;
 
 export const computeHeaders = { 'openstack-api-version': `compute ${COMPUTE_MICROVERSION}`, 'x-openstack-nova-api-version': COMPUTE_MICROVERSION };
+const LEGACY_COMPUTE_HEADERS = { 'openstack-api-version': 'compute 2.1', 'x-openstack-nova-api-version': '2.1' };
 export const baremetalHeaders = { 'x-openstack-ironic-api-version': BAREMETAL_MICROVERSION };
 
 export interface MirroredFlavor {
@@ -55,8 +56,18 @@ const nextOf = (links: unknown): boolean => Array.isArray(links) && links.some((
 export async function readFlavors(nova: ServiceClient): Promise<{ flavors: MirroredFlavor[]; hiddenSpecs: number }> {
   const raw: any[] = [];
   let marker: string | null = null;
+  let headers: Record<string, string> = {};
   for (;;) {
-    const page: any = await nova.get(`/flavors/detail?is_public=None&limit=${PAGE_LIMIT}${marker ? `&marker=${encodeURIComponent(marker)}` : ''}`);
+    const path = `/flavors/detail?is_public=None&limit=${PAGE_LIMIT}${marker ? `&marker=${encodeURIComponent(marker)}` : ''}`;
+    let page: any;
+    try {
+      page = await nova.get(path, headers);
+    } catch (error) {
+      // A Nova older than 2.61 (Queens and before): the base microversion, extra specs asked apart.
+      if (!(error instanceof UpstreamError && error.status === 406 && marker === null)) throw error;
+      headers = LEGACY_COMPUTE_HEADERS;
+      page = await nova.get(path, headers);
+    }
     const flavors = (page?.flavors ?? []) as any[];
     raw.push(...flavors);
     if (flavors.length === 0 || !nextOf(page.flavors_links)) break;
@@ -68,7 +79,7 @@ export async function readFlavors(nova: ServiceClient): Promise<{ flavors: Mirro
       let specs: Record<string, unknown> | undefined = f.extra_specs;
       if (specs === undefined) {
         try {
-          specs = (await nova.get(`/flavors/${encodeURIComponent(String(f.id))}/os-extra_specs`))?.extra_specs ?? {};
+          specs = (await nova.get(`/flavors/${encodeURIComponent(String(f.id))}/os-extra_specs`, headers))?.extra_specs ?? {};
         } catch (error) {
           if (!(error instanceof UpstreamError && (error.status === 403 || error.status === 404))) throw error;
           hiddenSpecs++;
@@ -96,8 +107,17 @@ export async function readFlavors(nova: ServiceClient): Promise<{ flavors: Mirro
 export async function readServers(nova: ServiceClient): Promise<MirroredServer[]> {
   const out: MirroredServer[] = [];
   let marker: string | null = null;
+  let headers: Record<string, string> = {};
   for (;;) {
-    const page: any = await nova.get(`/servers/detail?all_tenants=True&limit=${PAGE_LIMIT}${marker ? `&marker=${encodeURIComponent(marker)}` : ''}`);
+    const path = `/servers/detail?all_tenants=True&limit=${PAGE_LIMIT}${marker ? `&marker=${encodeURIComponent(marker)}` : ''}`;
+    let page: any;
+    try {
+      page = await nova.get(path, headers);
+    } catch (error) {
+      if (!(error instanceof UpstreamError && error.status === 406 && marker === null)) throw error;
+      headers = LEGACY_COMPUTE_HEADERS;
+      page = await nova.get(path, headers);
+    }
     const servers = (page?.servers ?? []) as any[];
     for (const s of servers) {
       const flavor = s.flavor ? (s.flavor.original_name ?? s.flavor.id ?? null) : null;
@@ -109,7 +129,10 @@ export async function readServers(nova: ServiceClient): Promise<MirroredServer[]
   return out;
 }
 
-/** Glance's own fields of an image (its schema's properties); every other top-level key is a custom property. */
+/**
+ * Glance's own fields of an image (its schema's properties); every other top-level key is a custom
+ * property, but for Glance's reserved os_glance_* ones (import state, set by Glance itself).
+ */
 export const GLANCE_FIELDS = new Set([
   'id', 'name', 'status', 'visibility', 'protected', 'os_hidden', 'checksum', 'os_hash_algo', 'os_hash_value', 'owner', 'size',
   'virtual_size', 'min_ram', 'min_disk', 'container_format', 'disk_format', 'created_at', 'updated_at', 'tags', 'direct_url',
@@ -127,7 +150,7 @@ export async function readImages(glance: ServiceClient, since: string | null = n
       if (seen.has(image.id)) continue;
       seen.add(image.id);
       const properties = Object.entries(image)
-        .filter(([k, v]) => !GLANCE_FIELDS.has(k) && v !== null && v !== undefined)
+        .filter(([k, v]) => !GLANCE_FIELDS.has(k) && !k.startsWith('os_glance_') && v !== null && v !== undefined)
         .map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string]);
       out.push({ uuid: String(image.id), name: image.name ?? null, updatedAt: image.updated_at ?? null, properties });
     }
@@ -142,16 +165,19 @@ const NODE_FIELDS = 'uuid,name,provision_state,resource_class,traits,instance_uu
 export async function readNodes(ironic: ServiceClient): Promise<MirroredNode[]> {
   const out: MirroredNode[] = [];
   let url: string | null = `/v1/nodes?fields=${NODE_FIELDS}&limit=${PAGE_LIMIT}`;
+  const detailed = `/v1/nodes?detail=True&limit=${PAGE_LIMIT}`;
   let first = true;
   while (url) {
     let page: any;
     try {
       page = await ironic.get(url);
     } catch (error) {
-      // An Ironic that refuses fields= (or wants detail) is asked for the details instead.
+      // An Ironic that refuses fields= is asked for the details instead.
       if (!(first && error instanceof UpstreamError && error.status === 400)) throw error;
-      page = await ironic.get(`/v1/nodes?detail=True&limit=${PAGE_LIMIT}`);
+      page = await ironic.get((url = detailed));
     }
+    // One that ignores fields= answers the short form (no resource_class): the details, then.
+    if (first && url !== detailed && (page?.nodes ?? []).length > 0 && !(page.nodes as any[]).some((n) => 'resource_class' in n)) page = await ironic.get((url = detailed));
     first = false;
     const nodes = (page?.nodes ?? []) as any[];
     for (const n of nodes) {
