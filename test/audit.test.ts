@@ -35,7 +35,14 @@ const AUDIT = '{ audit { findings { kind subject image key message } notes } }';
 
 function plantClean(db: Db) {
   db.transaction(() => {
-    createFlavor(db, { name: 'm1.small', vcpus: 2, memoryMb: 2048, rootGb: 20, extraSpecs: [{ key: 'hw:cpu_policy', value: 'shared' }] });
+    createFlavor(db, { name: 'm1.small', vcpus: 2, memoryMb: 2048, rootGb: 20, extraSpecs: [
+        { key: 'hw:cpu_policy', value: 'shared' },
+        // Nova leaves keys without a namespace, or in one it does not know, to custom filters.
+        { key: 'my_filter_key', value: 'x' },
+        { key: 'acme:gpu', value: 'any' },
+      ],
+      validation: 'PERMISSIVE',
+    });
     createFlavor(db, { name: 'm1.gold', vcpus: 2, memoryMb: 2048, rootGb: 20, extraSpecs: [{ key: 'trait:CUSTOM_GOLD', value: 'required' }] });
     createImage(db, { name: 'cirros', properties: [{ key: 'hw_disk_bus', value: 'virtio' }] });
     createImage(db, { name: 'avx', properties: [{ key: 'trait:HW_CPU_X86_AVX2', value: 'required' }] });

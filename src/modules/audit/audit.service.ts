@@ -5,7 +5,7 @@
 // instance when a delete half fails (what `nova-manage placement audit` looks for).
 import type { Db } from '../../db/client.js';
 import { all } from '../../db/sql.js';
-import { extraSpecRegistry } from '../../catalog/extra-specs.js';
+import { extraSpecRegistry, unknownKeyMessage } from '../../catalog/extra-specs.js';
 import { isStandardTrait } from '../../catalog/index.js';
 import { customNameProblem } from '../../rules/names.js';
 import { extraSpecsOfFlavors, type FlavorRow } from '../flavors/flavors.service.js';
@@ -36,8 +36,13 @@ export interface AuditReport {
   notes: string[];
 }
 
-/** The mode the extra specs are judged in: Nova's default since 2.86 (unknown keys refused). */
-export const AUDIT_EXTRA_SPEC_MODE = 'STRICT';
+/**
+ * How the extra specs are judged: as Nova's API validates them since 2.86 (its default, strict):
+ * every value against its validator, and unknown keys in Nova's own namespaces (hw:, trait:...)
+ * refused. Keys without a namespace or in another namespace are left alone, as Nova leaves them
+ * (custom scheduler filters read them).
+ */
+export const AUDIT_EXTRA_SPEC_MODE = 'Nova 2.86 strict validation';
 
 /**
  * Provider traits Nova's compute service sets itself (COMPUTE_NODE, COMPUTE_STATUS_DISABLED, the
@@ -62,21 +67,24 @@ function imageSpecs(db: Db): ImageSpec[] {
   return images.map((i) => ({ uuid: i.uuid, name: i.name, properties: props.get(i.id) ?? [] }));
 }
 
-/** FLAVOR_EXTRA_SPEC: every extra spec the registry refuses (in STRICT mode, as Nova does since 2.86). */
+/** FLAVOR_EXTRA_SPEC: every extra spec Nova's validation (2.86, strict) refuses. */
 export function flavorFindings(flavors: readonly FlavorSpec[]): AuditFinding[] {
   const registry = extraSpecRegistry();
   const findings: AuditFinding[] = [];
   for (const flavor of flavors) {
-    const check = registry.check(
-      flavor.extraSpecs.map(([key, value]) => ({ key, value })),
-      AUDIT_EXTRA_SPEC_MODE,
-    );
-    for (const error of check.errors) {
+    const specs = flavor.extraSpecs.map(([key, value]) => ({ key, value }));
+    // PERMISSIVE: invalid values (and Nova's schema) are errors, unknown keys only warnings...
+    const errors = registry.check(specs, 'PERMISSIVE').errors;
+    // ...of which those in a namespace Nova knows are refused by Nova.
+    for (const { key } of specs) if (registry.classify(key) === 'unknown_in_known_namespace') errors.push({ key, message: unknownKeyMessage(key) });
+    const at = (key: string | null | undefined) => (key == null ? -1 : specs.findIndex((s) => s.key === key));
+    errors.sort((a, b) => at(a.key) - at(b.key));
+    for (const error of errors) {
       const value = flavor.extraSpecs.find(([k]) => k === error.key)?.[1];
       const rule = error.key ? registry.find(error.key)?.name : undefined;
       const what = error.key ? `${error.key}=${value ?? ''}` : 'extra specs';
-      const judged = rule ? `rule ${rule}` : 'no registered rule';
-      findings.push({ kind: 'FLAVOR_EXTRA_SPEC', subject: flavor.name, image: null, key: error.key ?? null, message: `${what} (${judged}, ${AUDIT_EXTRA_SPEC_MODE} mode): ${error.message}` });
+      const judged = rule ? `rule ${rule}` : 'no rule in a namespace Nova knows';
+      findings.push({ kind: 'FLAVOR_EXTRA_SPEC', subject: flavor.name, image: null, key: error.key ?? null, message: `${what} (${judged}; ${AUDIT_EXTRA_SPEC_MODE}): ${error.message}` });
     }
   }
   return findings;
@@ -100,9 +108,11 @@ export function imageFindings(db: Db, images: readonly ImageSpec[]): AuditFindin
   return findings;
 }
 
-const requestKey = (flavor: FlavorSpec, image: ImageSpec | null): string | null => {
+/** What Nova would send for the pair (the request, its VCPU fallback, a refusal), or why it cannot build it. */
+const requestKey = (flavor: FlavorSpec, image: ImageSpec | null): string => {
   try {
-    return JSON.stringify(buildBootRequest(flavor, image).candidatesRequest);
+    const r = buildBootRequest(flavor, image);
+    return JSON.stringify([r.candidatesRequest, r.fallback?.candidatesRequest ?? null, r.apiError ?? null]);
   } catch (error) {
     if (error instanceof BootRequestError) return `error: ${error.message}`;
     throw error;
@@ -119,17 +129,25 @@ const requestKey = (flavor: FlavorSpec, image: ImageSpec | null): string | null 
 export async function unschedulableFindings(db: Db, flavors: readonly FlavorSpec[], images: readonly ImageSpec[]): Promise<AuditFinding[]> {
   const findings: AuditFinding[] = [];
   const options = { limit: 1, maxCandidates: DEFAULT_MAX_CANDIDATES };
+  // Pairs asking the same of Placement are searched once.
+  const searched = new Map<string, string[]>();
+  const reasons = async (flavor: FlavorSpec, image: ImageSpec | null, key: string) => {
+    let found = searched.get(key);
+    if (!found) searched.set(key, (found = (await bootCandidates(db, flavor, image, options)).reasons));
+    return found;
+  };
   for (const flavor of flavors) {
-    const alone = await bootCandidates(db, flavor, null, options);
-    if (alone.reasons.length) {
-      findings.push({ kind: 'UNSCHEDULABLE', subject: flavor.name, image: null, key: null, message: alone.reasons.join(' ') });
+    const plain = requestKey(flavor, null);
+    const alone = await reasons(flavor, null, plain);
+    if (alone.length) {
+      findings.push({ kind: 'UNSCHEDULABLE', subject: flavor.name, image: null, key: null, message: alone.join(' ') });
       continue;
     }
-    const plain = requestKey(flavor, null);
     for (const image of images) {
-      if (requestKey(flavor, image) === plain) continue;
-      const pair = await bootCandidates(db, flavor, image, options);
-      if (pair.reasons.length) findings.push({ kind: 'UNSCHEDULABLE', subject: flavor.name, image: image.name, key: null, message: pair.reasons.join(' ') });
+      const key = requestKey(flavor, image);
+      if (key === plain) continue;
+      const pair = await reasons(flavor, image, key);
+      if (pair.length) findings.push({ kind: 'UNSCHEDULABLE', subject: flavor.name, image: image.name, key: null, message: pair.join(' ') });
     }
   }
   return findings;
