@@ -95,7 +95,7 @@ async function gatewayOver(c: Awaited<ReturnType<typeof cloud>>) {
   return { db, gateway, gql };
 }
 
-const FLAVORS = '{ flavors(first: 100) { nodes { name vcpus memoryMb rootGb ephemeralGb swapMb isPublic extraSpecs { key value } } } }';
+const FLAVORS = '{ flavors(first: 100) { nodes { name novaId vcpus memoryMb rootGb ephemeralGb swapMb isPublic extraSpecs { key value } } } }';
 const IMAGES = '{ images(first: 100) { nodes { name uuid properties { key value } } } }';
 const NODES = '{ baremetalNodes(first: 100) { nodes { uuid name provisionState resourceClass traits instanceUuid } } }';
 const AUDIT = '{ audit { findings { kind subject image key message } notes } }';
@@ -104,6 +104,7 @@ const expectedFlavors = (list: NovaFlavor[]) =>
   list
     .map((f) => ({
       name: f.name,
+      novaId: f.id,
       vcpus: f.vcpus,
       memoryMb: f.ram,
       rootGb: f.disk,

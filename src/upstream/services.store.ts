@@ -20,9 +20,9 @@ const samePairs = (a: readonly (readonly [string, string])[], b: readonly (reado
 export function applyFlavors(db: Db, flavors: readonly MirroredFlavor[]): ServiceChanges {
   const changes = none();
   const local = new Map(
-    all<{ id: number; name: string; vcpus: number; memoryMb: number; rootGb: number; ephemeralGb: number; swapMb: number; isPublic: number }>(
+    all<{ id: number; name: string; vcpus: number; memoryMb: number; rootGb: number; ephemeralGb: number; swapMb: number; isPublic: number; novaId: string | null }>(
       db,
-      'SELECT id, name, vcpus, memory_mb AS memoryMb, root_gb AS rootGb, ephemeral_gb AS ephemeralGb, swap_mb AS swapMb, is_public AS isPublic FROM flavors',
+      'SELECT id, name, vcpus, memory_mb AS memoryMb, root_gb AS rootGb, ephemeral_gb AS ephemeralGb, swap_mb AS swapMb, is_public AS isPublic, nova_id AS novaId FROM flavors',
     ).map((f) => [f.name, f]),
   );
   const specs = new Map<number, [string, string][]>();
@@ -40,16 +40,26 @@ export function applyFlavors(db: Db, flavors: readonly MirroredFlavor[]): Servic
     let id: number;
     if (!mine) {
       id = Number(
-        run(db, 'INSERT INTO flavors (name, vcpus, memory_mb, root_gb, ephemeral_gb, swap_mb, is_public) VALUES (?, ?, ?, ?, ?, ?, ?)', f.name, f.vcpus, f.memoryMb, f.rootGb, f.ephemeralGb, f.swapMb, Number(f.isPublic))
+        run(db, 'INSERT INTO flavors (name, vcpus, memory_mb, root_gb, ephemeral_gb, swap_mb, is_public, nova_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', f.name, f.vcpus, f.memoryMb, f.rootGb, f.ephemeralGb, f.swapMb, Number(f.isPublic), f.id)
           .lastInsertRowid,
       );
       changes.added++;
     } else {
       id = mine.id;
       const same =
-        mine.vcpus === f.vcpus && mine.memoryMb === f.memoryMb && mine.rootGb === f.rootGb && mine.ephemeralGb === f.ephemeralGb && mine.swapMb === f.swapMb && !!mine.isPublic === f.isPublic;
+        mine.vcpus === f.vcpus &&
+        mine.memoryMb === f.memoryMb &&
+        mine.rootGb === f.rootGb &&
+        mine.ephemeralGb === f.ephemeralGb &&
+        mine.swapMb === f.swapMb &&
+        !!mine.isPublic === f.isPublic &&
+        mine.novaId === f.id;
       if (!same) {
-        run(db, 'UPDATE flavors SET vcpus = ?, memory_mb = ?, root_gb = ?, ephemeral_gb = ?, swap_mb = ?, is_public = ? WHERE id = ?', f.vcpus, f.memoryMb, f.rootGb, f.ephemeralGb, f.swapMb, Number(f.isPublic), id);
+        run(
+          db,
+          'UPDATE flavors SET vcpus = ?, memory_mb = ?, root_gb = ?, ephemeral_gb = ?, swap_mb = ?, is_public = ?, nova_id = ? WHERE id = ?',
+          f.vcpus, f.memoryMb, f.rootGb, f.ephemeralGb, f.swapMb, Number(f.isPublic), f.id, id,
+        );
       }
       if (same && samePairs(specs.get(id) ?? [], f.extraSpecs)) continue;
       changes.updated++;

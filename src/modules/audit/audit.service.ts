@@ -51,7 +51,7 @@ export const AUDIT_EXTRA_SPEC_MODE = 'Nova 2.86 strict validation';
 const NOVA_OWNED_TRAIT = /^COMPUTE_/;
 
 const FLAVOR_COLUMNS = `f.id, f.name, f.vcpus, f.memory_mb AS memoryMb, f.root_gb AS rootGb, f.ephemeral_gb AS ephemeralGb,
-  f.swap_mb AS swapMb, f.is_public AS isPublic, f.created_at AS createdAt`;
+  f.swap_mb AS swapMb, f.is_public AS isPublic, f.nova_id AS novaId, f.created_at AS createdAt`;
 
 function flavorSpecs(db: Db): FlavorSpec[] {
   const flavors = all<FlavorRow>(db, `SELECT ${FLAVOR_COLUMNS} FROM flavors f ORDER BY f.name`);

@@ -194,6 +194,7 @@ builder.node(FlavorRef, {
     ephemeralGb: t.exposeInt('ephemeralGb', { description: 'Ephemeral disk in GiB.' }),
     swapMb: t.exposeInt('swapMb', { description: 'Swap in MiB.' }),
     isPublic: t.exposeBoolean('isPublic', { description: 'Whether every project may use it.' }),
+    novaId: t.string({ nullable: true, description: "Nova's flavor id when the flavor is mirrored from Nova (gateway mode); null for a flavor of this server's own.", resolve: (f) => f.novaId ?? null }),
     extraSpecs: t.field({
       type: [FlavorExtraSpecRef],
       description: 'Its extra specs, in the order they were first set, each with its validator.',
