@@ -329,3 +329,12 @@ describe('placement-gql sync and audit over a whole cloud', () => {
     expect(audit.stdout).toContain('6 findings.');
   }, 60_000);
 });
+
+describe("Ironic's next links", () => {
+  it('are followed as given on the same origin, and on ours when Ironic names its public URL', async () => {
+    const { sameOrigin } = await import('../src/upstream/services.reader.js');
+    expect(sameOrigin('http://10.0.0.1:6385', 'http://10.0.0.1:6385/v1/nodes?marker=x')).toBe('http://10.0.0.1:6385/v1/nodes?marker=x');
+    expect(sameOrigin('http://10.0.0.1:6385', 'https://bm.example/v1/nodes?marker=x')).toBe('http://10.0.0.1:6385/v1/nodes?marker=x');
+    expect(sameOrigin('http://10.0.0.1/baremetal', 'https://bm.example/baremetal/v1/nodes?marker=x')).toBe('http://10.0.0.1/baremetal/v1/nodes?marker=x');
+  });
+});

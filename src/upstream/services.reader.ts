@@ -190,7 +190,18 @@ export async function readNodes(ironic: ServiceClient): Promise<MirroredNode[]> 
         instanceUuid: n.instance_uuid ?? null,
       });
     }
-    url = typeof page?.next === 'string' && page.next && nodes.length > 0 ? page.next : null;
+    url = typeof page?.next === 'string' && page.next && nodes.length > 0 ? sameOrigin(ironic.base, page.next) : null;
   }
   return out;
+}
+
+/**
+ * Ironic builds `next` from the URL it is reached at, or its configured public endpoint: a link to
+ * another origin (a public URL while the gateway uses the internal one) is followed on ours.
+ */
+export function sameOrigin(base: string, next: string): string {
+  if (!/^https?:\/\//.test(next)) return next;
+  if (new URL(next).origin === new URL(base).origin) return next;
+  const at = next.indexOf('/v1/');
+  return at < 0 ? next : base + next.slice(at);
 }
