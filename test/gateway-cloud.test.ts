@@ -251,6 +251,17 @@ describe('gateway mode over Nova, Glance and Ironic', () => {
     expect(c.ironicServer.requests[1]).toBe('GET /v1/nodes?detail=True&limit=1000');
   });
 
+  it('forgets a service no longer mirrored: what it left stays, local, and the audit no longer trusts old servers', async () => {
+    const c = await cloud();
+    const { db, gateway } = await gatewayOver(c);
+    await gateway.refresh();
+    const again = new Gateway(db, fixedTokenSession(c.placement.url, 'admin'), { interval: 15, retryDelayMs: 1 });
+    cleanups.push(() => again.stop());
+    await again.refresh();
+    expect(db.sqlite.prepare('SELECT service FROM mirrored_services').all()).toEqual([]);
+    expect((db.sqlite.prepare('SELECT COUNT(*) AS n FROM flavors').get() as any).n).toBe(5);
+  });
+
   it('keeps flavor and image mutations local when Nova and Glance are not mirrored', async () => {
     const c = await cloud();
     const db = openDatabase(tempDbFile());

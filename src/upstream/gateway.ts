@@ -217,6 +217,12 @@ export class Gateway {
   /** Writes what readServices read, inside the refresh's transaction. */
   private applyServices(reads: Map<MirroredService, ServiceRead>): Partial<Record<MirroredService | 'servers', ServiceChanges>> {
     const out: Partial<Record<MirroredService | 'servers', ServiceChanges>> = {};
+    // A service no longer mirrored (its endpoint gone from the catalog or the flags): what it left stays as local data.
+    for (const service of MIRRORED_SERVICES) {
+      if (this.serviceClients.get(service)) continue;
+      unmarkService(this.db, service);
+      if (service === 'compute') unmarkService(this.db, 'servers');
+    }
     for (const [service, read] of reads) {
       const url = this.serviceClients.get(service)!.base;
       if (read.flavors) {
