@@ -155,7 +155,7 @@ describe('gateway mode over Nova, Glance and Ironic', () => {
     expect(data.upstream.services).toEqual([
       { service: 'compute', name: 'Nova', url: c.novaServer.endpoint, mirrored: true, note: null, items: 5, servers: 2, skipped: 0, lastError: null },
       { service: 'image', name: 'Glance', url: c.glanceServer.url, mirrored: true, note: null, items: 4, servers: null, skipped: 0, lastError: null },
-      { service: 'baremetal', name: 'Ironic', url: c.ironicServer.url, mirrored: true, note: expect.stringContaining('1 nodes are not mirrored'), items: 2, servers: null, skipped: 1, lastError: null },
+      { service: 'baremetal', name: 'Ironic', url: c.ironicServer.url, mirrored: true, note: expect.stringContaining('1 node is not mirrored'), items: 2, servers: null, skipped: 1, lastError: null },
     ]);
   });
 
@@ -333,7 +333,7 @@ describe('placement-gql sync and audit over a whole cloud', () => {
     expect(sync.code).toBe(0);
     expect(sync.stdout).toContain(`Mirrored Nova at ${c.novaServer.endpoint}: 5 flavors, 2 servers`);
     expect(sync.stdout).toContain(`Mirrored Glance at ${c.glanceServer.url}: 4 images.`);
-    expect(sync.stdout).toContain(`Mirrored Ironic at ${c.ironicServer.url}: 2 nodes (1 nodes are not mirrored`);
+    expect(sync.stdout).toContain(`Mirrored Ironic at ${c.ironicServer.url}: 2 nodes (1 node is not mirrored`);
     const audit = await run(['audit', '--db', file]);
     expect(audit.code).toBe(1);
     expect(audit.stdout).toContain(`ORPHANED_ALLOCATION (1)\n  ${VM2}: `);

@@ -78,7 +78,8 @@ export class Gateway {
   private disabled: string[] = [];
   private readonly serviceClients = new Map<MirroredService, ServiceClient | null>();
   private readonly serviceState = new Map<MirroredService, { lastSuccess: number | null; lastError: string | null; skipped: number; note: string | null }>();
-  private fullImagesNext = false;
+  /** Glance is listed whole at the first refresh of the process too. */
+  private fullImagesNext = true;
 
   constructor(
     readonly db: Db,
@@ -245,7 +246,8 @@ export class Gateway {
         markService(this.db, 'baremetal', url);
         const state = this.serviceState.get('baremetal')!;
         state.skipped = out.baremetal.skipped;
-        state.note = out.baremetal.skipped ? `${out.baremetal.skipped} nodes are not mirrored: no provider of the same uuid in Placement (yet), or no resource class` : null;
+        const n = out.baremetal.skipped;
+        state.note = n ? `${n} node${n === 1 ? ' is' : 's are'} not mirrored: no provider of the same uuid in Placement (yet), or no resource class` : null;
       }
       const state = this.serviceState.get(service)!;
       state.lastSuccess = Date.now();
