@@ -190,9 +190,19 @@ export async function readNodes(ironic: ServiceClient): Promise<MirroredNode[]> 
         instanceUuid: n.instance_uuid ?? null,
       });
     }
-    url = typeof page?.next === 'string' && page.next && nodes.length > 0 ? sameOrigin(ironic.base, page.next) : null;
+    url = typeof page?.next === 'string' && page.next && nodes.length > 0 ? keepQuery(sameOrigin(ironic.base, page.next), url === detailed || url.includes('detail=True')) : null;
   }
   return out;
+}
+
+/** A next link keeps asking for the same form of node (fields= or detail=True) even if Ironic left the parameter out. */
+function keepQuery(next: string, detail: boolean): string {
+  const [path, query = ''] = next.split('?');
+  const params = new URLSearchParams(query);
+  if (detail) {
+    if (params.get('detail') === null) params.set('detail', 'True');
+  } else if (params.get('fields') === null) params.set('fields', NODE_FIELDS);
+  return `${path}?${params.toString()}`;
 }
 
 /**
