@@ -209,6 +209,8 @@ export class Gateway {
           }
         } catch (error) {
           state.lastError = (error as Error).message;
+          // A whole listing asked for is still owed.
+          if (service === 'image' && fullImages) this.fullImagesNext = true;
         }
       }),
     );
