@@ -98,18 +98,18 @@ function errorText(res: HttpResponse): string {
   try {
     const body = JSON.parse(text);
     const first = body && typeof body === 'object' ? Object.values(body)[0] : null;
-    if (first && typeof first === 'object' && 'message' in (first as any)) return `${res.status} ${(first as any).message}`;
+    if (first && typeof first === 'object' && 'message' in (first as any)) return String((first as any).message);
     if (typeof body?.error_message === 'string') {
       try {
-        return `${res.status} ${JSON.parse(body.error_message).faultstring ?? body.error_message}`;
+        return String(JSON.parse(body.error_message).faultstring ?? body.error_message);
       } catch {
-        return `${res.status} ${body.error_message}`;
+        return body.error_message;
       }
     }
   } catch {
     // not JSON
   }
-  return `${res.status} ${text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200) || `HTTP ${res.status}`}`;
+  return (text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200) || `HTTP ${res.status}`);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
