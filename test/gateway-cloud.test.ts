@@ -138,6 +138,10 @@ describe('gateway mode over Nova, Glance and Ironic', () => {
       { uuid: BMI, name: 'metal-1', status: 'ACTIVE', flavor: 'bm.gold', host: 'ironic-1', projectId: 'p2' },
     ]);
 
+    const consumer = async (uuid: string) => (await gql(`{ consumer(uuid: "${uuid}") { server { uuid name status flavor host projectId } } }`)).data.consumer.server;
+    expect(await consumer(VM1)).toEqual({ uuid: VM1, name: 'web-1', status: 'ACTIVE', flavor: 'm1.small', host: 'cn1', projectId: 'p1' });
+    expect(await consumer(VM2)).toBeNull();
+
     // Paged with limit and marker; extra specs fetched apart only for the flavor whose listing hides them.
     expect(c.novaServer.requests.filter((r) => r.startsWith('GET /v2.1/flavors/detail'))).toEqual([
       'GET /v2.1/flavors/detail?is_public=None&limit=1000',

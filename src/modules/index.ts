@@ -16,3 +16,4 @@ import './nodes/nodes.graphql.js';
 import './capacity/capacity.graphql.js';
 import './upstream/upstream.graphql.js';
 import './audit/audit.graphql.js';
+import './servers/servers.graphql.js';
