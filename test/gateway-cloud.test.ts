@@ -353,3 +353,31 @@ describe("Ironic's next links", () => {
     expect(sameOrigin('http://10.0.0.1/baremetal', 'https://bm.example/baremetal/v1/nodes?marker=x')).toBe('http://10.0.0.1/baremetal/v1/nodes?marker=x');
   });
 });
+
+describe('the flags and clouds.yaml settings of the other services', () => {
+  it('--nova-url, --glance-url, --ironic-url beside a fixed token; <service>_endpoint_override in clouds.yaml; refused without an upstream', async () => {
+    const { resolveUpstreamOptions, UpstreamConfigError } = await import('../src/upstream/clouds.js');
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'clouds-'));
+    const where = { cwd: dir, home: dir, siteDir: dir };
+    const fixed = resolveUpstreamOptions(
+      { upstream: 'http://ctl:8778', 'upstream-token': 'admin', 'nova-url': 'http://ctl:8774/v2.1/', 'glance-url': 'http://ctl:9292', 'ironic-url': 'http://ctl:6385' },
+      {},
+      where,
+    )!;
+    expect(await Promise.all((['placement', 'compute', 'image', 'baremetal'] as const).map((s) => fixed.endpoint(s)))).toEqual(['http://ctl:8778', 'http://ctl:8774/v2.1', 'http://ctl:9292', 'http://ctl:6385']);
+    expect(await fixed.token()).toBe('admin');
+    expect(() => resolveUpstreamOptions({ 'nova-url': 'http://ctl:8774/v2.1' }, {}, where)).toThrow(UpstreamConfigError);
+    expect(() => resolveUpstreamOptions({ upstream: 'http://ctl:8778', 'upstream-token': 'admin', 'glance-url': 'ftp://x' }, {}, where)).toThrow('--glance-url must be an http:// or https:// URL');
+    writeFileSync(
+      join(dir, 'clouds.yaml'),
+      'clouds:\n  prod:\n    auth: {auth_url: "http://ks:5000", username: u, password: p, project_name: p}\n    compute_endpoint_override: http://nova:8774/v2.1\n    image_endpoint_override: http://glance:9292\n',
+    );
+    const cloud = resolveUpstreamOptions({ 'os-cloud': 'prod' }, {}, where)!;
+    expect(await cloud.endpoint('compute')).toBe('http://nova:8774/v2.1');
+    expect(await cloud.endpoint('image')).toBe('http://glance:9292');
+    (cloud as any).close?.();
+  });
+});

@@ -353,7 +353,16 @@ function sessionFrom(settings: Settings, origin: Origin, flags: UpstreamFlags, e
     interface: interfaceOf(settings, origin),
     region: regionOf(settings, origin, env),
     tls,
-    endpointOverride: override ? { placement: checkUrl(override, flags.upstream ? '--upstream' : origin.name('placement_endpoint_override')) } : undefined,
+    endpointOverride: {
+      ...(override ? { placement: checkUrl(override, flags.upstream ? '--upstream' : origin.name('placement_endpoint_override')) } : {}),
+      // openstacksdk's <service>_endpoint_override for the services mirrored beside Placement.
+      ...Object.fromEntries(
+        (['compute', 'image', 'baremetal'] as const).flatMap((service) => {
+          const url = text(settings[`${service}_endpoint_override`]);
+          return url ? [[service, checkUrl(url, origin.name(`${service}_endpoint_override`))]] : [];
+        }),
+      ),
+    },
   });
 }
 
