@@ -12,6 +12,7 @@ import { extraSpecsOfFlavors, type FlavorRow } from '../flavors/flavors.service.
 import { BootRequestError, buildBootRequest, type FlavorSpec, type ImageSpec } from '../flavors/boot-request.js';
 import { bootCandidates } from '../flavors/boot-candidates.js';
 import { propertiesOfImages, propertyWarnings, type ImageRow } from '../images/images.service.js';
+import { misspelledProperty } from '../images/nova-image-meta.js';
 import { nodeTraitDrift } from '../nodes/nodes.service.js';
 import { DEFAULT_MAX_CANDIDATES } from '../candidates/candidates.service.js';
 
@@ -97,6 +98,10 @@ export function imageFindings(db: Db, images: readonly ImageSpec[]): AuditFindin
   for (const image of images) {
     const properties = image.properties.map(([key, value]) => ({ key, value }));
     for (const w of propertyWarnings(properties)) findings.push({ kind: 'IMAGE_PROPERTY', subject: image.name, image: null, key: w.key ?? null, message: w.message });
+    for (const { key, value } of properties) {
+      const meant = misspelledProperty(key);
+      if (meant) findings.push({ kind: 'IMAGE_PROPERTY', subject: image.name, image: null, key, message: `Nova ignores ${key}=${value}: it reads no such image property (${meant}?).` });
+    }
     for (const { key, value } of properties) {
       if (!key.startsWith('trait:') || value !== 'required') continue;
       const trait = key.slice(6);
