@@ -63,7 +63,7 @@ describe('audit', () => {
     const db = h.db;
     plantClean(db);
     db.transaction(() => {
-      createFlavor(db, { name: 'typo', vcpus: 1, memoryMb: 512, rootGb: 1, validation: 'OFF', extraSpecs: [{ key: 'hw:cpu_polcy', value: 'dedicated' }, { key: 'hw:mem_page_size', value: 'huge-ish' }] });
+      createFlavor(db, { name: 'typo', vcpus: 1, memoryMb: 512, rootGb: 1, validation: 'OFF', extraSpecs: [{ key: 'hw:cpu_polcy', value: 'dedicated' }, { key: 'hw:mem_page_size', value: 'huge-ish' }, { key: 'hw_cpu_policy', value: 'dedicated' }] });
       createFlavor(db, { name: 'huge', vcpus: 64, memoryMb: 2048, rootGb: 20 });
       createImage(db, { name: 'typo-image', properties: [{ key: 'trait:CUSTOM_GOLDD', value: 'required' }, { key: 'trait:HW_CPU_X86_SSE', value: 'preferred' }, { key: 'hw_disk_buss', value: 'virtio' }, { key: 'os_version', value: '22.04' }] });
       // Every flavor but huge fits alone; no host has AVX512F.
@@ -80,6 +80,7 @@ describe('audit', () => {
     expect(found).toEqual([
       ['FLAVOR_EXTRA_SPEC', 'typo', null, 'hw:cpu_polcy'],
       ['FLAVOR_EXTRA_SPEC', 'typo', null, 'hw:mem_page_size'],
+      ['FLAVOR_EXTRA_SPEC', 'typo', null, 'hw_cpu_policy'],
       ['IMAGE_PROPERTY', 'typo-image', null, 'trait:HW_CPU_X86_SSE'],
       ['IMAGE_PROPERTY', 'typo-image', null, 'hw_disk_buss'],
       ['IMAGE_PROPERTY', 'typo-image', null, 'trait:CUSTOM_GOLDD'],
@@ -92,8 +93,9 @@ describe('audit', () => {
     const message = (kind: string, subject: string) => data.audit.findings.find((f: any) => f.kind === kind && f.subject === subject).message;
     expect(message('FLAVOR_EXTRA_SPEC', 'typo')).toContain("extra spec 'hw:cpu_polcy' does not appear to be a valid extra spec");
     expect(data.audit.findings[1].message).toContain('rule hw:mem_page_size');
+    expect(data.audit.findings[2].message).toContain("Nova accepts and ignores 'hw_cpu_policy': no extra spec has that name (hw:cpu_policy?)");
     expect(message('UNSCHEDULABLE', 'huge')).toContain('VCPU');
-    expect(data.audit.findings[3].message).toBe('Nova ignores hw_disk_buss=virtio: it reads no such image property (hw_disk_bus?).');
+    expect(data.audit.findings[4].message).toBe('Nova ignores hw_disk_buss=virtio: it reads no such image property (hw_disk_bus?).');
     expect(message('NODE_TRAIT_DRIFT', NODE)).toBe('Node bm-1: its provider lacks CUSTOM_RAID5; its provider has CUSTOM_GOLD, which the node has not.');
     expect(message('ORPHANED_ALLOCATION', VM2)).toContain('on cn2');
     expect(data.audit.notes).toEqual([]);

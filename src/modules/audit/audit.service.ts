@@ -7,7 +7,7 @@ import type { Db } from '../../db/client.js';
 import { all } from '../../db/sql.js';
 import { extraSpecRegistry, unknownKeyMessage } from '../../catalog/extra-specs.js';
 import { isStandardTrait } from '../../catalog/index.js';
-import { customNameProblem } from '../../rules/names.js';
+import { customNameProblem, editDistance } from '../../rules/names.js';
 import { extraSpecsOfFlavors, type FlavorRow } from '../flavors/flavors.service.js';
 import { BootRequestError, buildBootRequest, type FlavorSpec, type ImageSpec } from '../flavors/boot-request.js';
 import { bootCandidates } from '../flavors/boot-candidates.js';
@@ -76,8 +76,16 @@ export function flavorFindings(flavors: readonly FlavorSpec[]): AuditFinding[] {
     const specs = flavor.extraSpecs.map(([key, value]) => ({ key, value }));
     // PERMISSIVE: invalid values (and Nova's schema) are errors, unknown keys only warnings...
     const errors = registry.check(specs, 'PERMISSIVE').errors;
-    // ...of which those in a namespace Nova knows are refused by Nova.
-    for (const { key } of specs) if (registry.classify(key) === 'unknown_in_known_namespace') errors.push({ key, message: unknownKeyMessage(key) });
+    // ...of which those in a namespace Nova knows are refused by Nova; the others Nova accepts and
+    // ignores, and one letter away from a spec Nova reads (hw_cpu_policy, hx:cpu_policy) they are a typo.
+    for (const { key } of specs) {
+      const kind = registry.classify(key);
+      if (kind === 'unknown_in_known_namespace') errors.push({ key, message: unknownKeyMessage(key) });
+      else if (kind !== 'registered') {
+        const meant = registry.all.find((v) => !v.name.includes('{') && editDistance(key, v.name, 1) <= 1);
+        if (meant) errors.push({ key, message: `Nova accepts and ignores '${key}': no extra spec has that name (${meant.name}?).` });
+      }
+    }
     const at = (key: string | null | undefined) => (key == null ? -1 : specs.findIndex((s) => s.key === key));
     errors.sort((a, b) => at(a.key) - at(b.key));
     for (const error of errors) {

@@ -2,6 +2,7 @@
 // and `trait:NAME=required` keys. Nova refuses a server create when a typed property does not convert.
 import catalog from './nova-image-properties.json' with { type: 'json' };
 import { pyInt, pyRepr, pyStrip } from '../../rules/python.js';
+import { editDistance } from '../../rules/names.js';
 
 export type ImagePropertyValue = string | number | boolean;
 
@@ -107,19 +108,6 @@ const UNTYPED_FIELDS = [
 const KNOWN_KEYS = new Set([...TYPED_FIELDS.keys(), ...Object.keys(LEGACY_NAMES), ...UNTYPED_FIELDS]);
 /** Nova's own prefixes (hardware, image handling, guest OS); keys outside them are other services' or the operator's. */
 const NOVA_PREFIX = /^(hw|img|os)_/;
-
-/** Edits from a to b (insert, delete, replace, swap two neighbours), counted up to max + 1. */
-function editDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
-}
 
 /**
  * The property Nova reads that this key misspells (hw_cpu_polcy: hw_cpu_policy), or null: a key
