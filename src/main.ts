@@ -221,7 +221,10 @@ async function main(argv: string[]): Promise<number> {
         stopOnSignals(node, db, gateway, false);
         return new Promise(() => {});
       }
-      if (session) console.log(`Gateway mode: mirroring Placement at ${session.describe()} into ${dbFile} every ${gateway!.interval} s; writes go to Placement first.`);
+      if (session) {
+        console.log(`Gateway mode: mirroring Placement at ${session.describe()} into ${dbFile} every ${gateway!.interval} s; writes go to Placement first.`);
+        console.log('Nova, Glance and Ironic are mirrored read-only where the service catalog (or --nova-url, --glance-url, --ironic-url) has them: see upstream { services }.');
+      }
       console.log(`placement-gql serving ${dbFile} (${access.tokens.size ? `${access.tokens.size} bearer token(s)` : 'open access on loopback'})`);
       console.log(`GraphiQL: http://${shown}:${port}/graphql`);
       console.log(`Dashboard: http://${shown}:${port}/dashboard`);
