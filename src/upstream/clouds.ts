@@ -332,6 +332,16 @@ function checkUrl(url: string, setting: string): string {
   return url.replace(/\/+$/, '');
 }
 
+/** openstacksdk's <service>_endpoint_override for the services mirrored beside Placement. */
+function serviceOverrides(settings: Settings, origin: Origin): Partial<Record<'compute' | 'image' | 'baremetal', string>> {
+  return Object.fromEntries(
+    (['compute', 'image', 'baremetal'] as const).flatMap((service) => {
+      const url = text(settings[`${service}_endpoint_override`]);
+      return url ? [[service, checkUrl(url, origin.name(`${service}_endpoint_override`))]] : [];
+    }),
+  );
+}
+
 function sessionFrom(settings: Settings, origin: Origin, flags: UpstreamFlags, env: Env, where: UpstreamLookup): UpstreamSession {
   const tls = tlsOf(settings, origin, flags['upstream-cacert'], where);
   const auth = settings.auth!;
@@ -342,7 +352,7 @@ function sessionFrom(settings: Settings, origin: Origin, flags: UpstreamFlags, e
     if (!token) throw missing(origin, `auth type ${type} needs the token`, ['token']);
     const endpoint = flags.upstream ?? text(auth.endpoint) ?? text(settings.placement_endpoint_override);
     if (!endpoint) throw missing(origin, `auth type ${type} needs the Placement endpoint`, ['endpoint']);
-    return fixedTokenSession(checkUrl(endpoint, flags.upstream ? '--upstream' : origin.name('endpoint')), token, tls);
+    return withServiceUrls(fixedTokenSession(checkUrl(endpoint, flags.upstream ? '--upstream' : origin.name('endpoint')), token, tls), serviceOverrides(settings, origin));
   }
   const authUrl = text(auth.auth_url);
   if (!authUrl) throw missing(origin, 'Keystone auth needs its URL', ['auth_url']);
@@ -355,13 +365,7 @@ function sessionFrom(settings: Settings, origin: Origin, flags: UpstreamFlags, e
     tls,
     endpointOverride: {
       ...(override ? { placement: checkUrl(override, flags.upstream ? '--upstream' : origin.name('placement_endpoint_override')) } : {}),
-      // openstacksdk's <service>_endpoint_override for the services mirrored beside Placement.
-      ...Object.fromEntries(
-        (['compute', 'image', 'baremetal'] as const).flatMap((service) => {
-          const url = text(settings[`${service}_endpoint_override`]);
-          return url ? [[service, checkUrl(url, origin.name(`${service}_endpoint_override`))]] : [];
-        }),
-      ),
+      ...serviceOverrides(settings, origin),
     },
   });
 }
