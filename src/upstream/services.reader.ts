@@ -70,7 +70,7 @@ export async function readFlavors(nova: ServiceClient): Promise<{ flavors: Mirro
     }
     const flavors = (page?.flavors ?? []) as any[];
     raw.push(...flavors);
-    if (flavors.length === 0 || !nextOf(page.flavors_links)) break;
+    if (flavors.length === 0 || !nextOf(page.flavors_links) || String(flavors[flavors.length - 1].id) === marker) break;
     marker = String(flavors[flavors.length - 1].id);
   }
   let hiddenSpecs = 0;
@@ -123,7 +123,7 @@ export async function readServers(nova: ServiceClient): Promise<MirroredServer[]
       const flavor = s.flavor ? (s.flavor.original_name ?? s.flavor.id ?? null) : null;
       out.push({ uuid: String(s.id), name: String(s.name ?? ''), status: String(s.status ?? 'UNKNOWN'), flavor, host: s['OS-EXT-SRV-ATTR:host'] ?? null, projectId: String(s.tenant_id ?? s.project_id ?? '') });
     }
-    if (servers.length === 0 || !nextOf(page.servers_links)) break;
+    if (servers.length === 0 || !nextOf(page.servers_links) || String(servers[servers.length - 1].id) === marker) break;
     marker = String(servers[servers.length - 1].id);
   }
   return out;
@@ -146,6 +146,7 @@ export async function readImages(glance: ServiceClient, since: string | null = n
   const seen = new Set<string>();
   while (path) {
     const page: any = await glance.get(path);
+    const before = seen.size;
     for (const image of (page?.images ?? []) as any[]) {
       if (seen.has(image.id)) continue;
       seen.add(image.id);
@@ -154,7 +155,8 @@ export async function readImages(glance: ServiceClient, since: string | null = n
         .map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string]);
       out.push({ uuid: String(image.id), name: image.name ?? null, updatedAt: image.updated_at ?? null, properties });
     }
-    path = typeof page?.next === 'string' && page.next && (page.images ?? []).length > 0 ? page.next : null;
+    // A page that brings nothing new ends the listing (a next link that goes round in circles).
+    path = typeof page?.next === 'string' && page.next && seen.size > before ? page.next : null;
   }
   return out;
 }
@@ -164,6 +166,7 @@ const NODE_FIELDS = 'uuid,name,provision_state,resource_class,traits,instance_uu
 /** Ironic: every node with the fields the mirror keeps, following `next` (a full URL). */
 export async function readNodes(ironic: ServiceClient): Promise<MirroredNode[]> {
   const out: MirroredNode[] = [];
+  const seen = new Set<string>();
   let url: string | null = `/v1/nodes?fields=${NODE_FIELDS}&limit=${PAGE_LIMIT}`;
   const detailed = `/v1/nodes?detail=True&limit=${PAGE_LIMIT}`;
   let first = true;
@@ -179,8 +182,9 @@ export async function readNodes(ironic: ServiceClient): Promise<MirroredNode[]> 
     // One that ignores fields= answers the short form (no resource_class): the details, then.
     if (first && url !== detailed && (page?.nodes ?? []).length > 0 && !(page.nodes as any[]).some((n) => 'resource_class' in n)) page = await ironic.get((url = detailed));
     first = false;
-    const nodes = (page?.nodes ?? []) as any[];
+    const nodes = ((page?.nodes ?? []) as any[]).filter((n) => !seen.has(String(n.uuid)));
     for (const n of nodes) {
+      seen.add(String(n.uuid));
       out.push({
         uuid: String(n.uuid),
         name: n.name ?? null,
