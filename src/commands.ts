@@ -10,6 +10,7 @@ const commands: Record<string, () => Promise<Command>> = {
   backup: async () => (await import('./db/backup.command.js')).backupCommand(false),
   restore: async () => (await import('./db/backup.command.js')).backupCommand(true),
   sync: async () => (await import('./upstream/sync.command.js')).syncCommand,
+  audit: async () => (await import('./modules/audit/audit.command.js')).auditCommand,
   docs: async () => (await import('./modules/flavors/docs.command.js')).docsCommand,
 };
 

@@ -9,6 +9,7 @@ import { nodeLoaders } from './modules/nodes/nodes.loaders.js';
 import { flavorLoaders } from './modules/flavors/flavors.loaders.js';
 import { imageLoaders } from './modules/images/images.loaders.js';
 import { providerConfigLoaders } from './modules/provider-config/provider-config.loaders.js';
+import { serverLoaders } from './modules/servers/servers.loaders.js';
 
 export function createLoaders(db: Db) {
   return {
@@ -21,6 +22,7 @@ export function createLoaders(db: Db) {
     flavors: flavorLoaders(db),
     images: imageLoaders(db),
     providerConfig: providerConfigLoaders(db),
+    servers: serverLoaders(db),
   };
 }
 

@@ -33,6 +33,9 @@ Usage:
                                   (default 15) and written through to
   placement-gql sync [--db FILE] [upstream options]
                                   mirror a live Placement into the database once (a progress bar on a terminal)
+  placement-gql audit [--db FILE] [--json] [--extra-specs FILE]
+                                  audit the cloud as it is (flavor extra specs, image properties, unschedulable flavor and
+                                  image pairs, node trait drift, orphaned allocations); exit status 1 when there are findings
   placement-gql import FILE [--db FILE] [--replace]
                                   load a snapshot (JSON) in one transaction; a rejected file changes nothing;
                                   --replace: the snapshot replaces the database's whole content (same transaction)
@@ -127,6 +130,7 @@ async function main(argv: string[]): Promise<number> {
       check: { type: 'boolean' },
       write: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
       'metrics-open': { type: 'boolean' },
       replace: { type: 'boolean' },
       workers: { type: 'string' },
@@ -199,6 +203,9 @@ async function main(argv: string[]): Promise<number> {
             if (error) console.error(`Refresh from ${session.describe()} failed after ${seconds.toFixed(1)} s; serving the mirror as it was: ${explainFailure(error) ?? error.message}`);
             else if (changes && (changes.added || changes.removed || changes.detailed || changes.allocationsRewritten))
               console.log(`Refreshed from Placement in ${seconds.toFixed(1)} s: ${changes.providers} providers, ${changes.added} added, ${changes.removed} removed, ${changes.detailed} changed, allocations changed on ${changes.allocationsRewritten}.`);
+            for (const [service, c] of Object.entries(changes?.services ?? {})) {
+              if (c.added || c.updated || c.removed) console.log(`Refreshed ${service}: ${c.added} added, ${c.updated} changed, ${c.removed} removed${c.skipped ? `, ${c.skipped} skipped` : ''}.`);
+            }
           },
         });
         gateway.start();
@@ -213,7 +220,10 @@ async function main(argv: string[]): Promise<number> {
         stopOnSignals(node, db, gateway, false);
         return new Promise(() => {});
       }
-      if (session) console.log(`Gateway mode: mirroring Placement at ${session.describe()} into ${dbFile} every ${gateway!.interval} s; writes go to Placement first.`);
+      if (session) {
+        console.log(`Gateway mode: mirroring Placement at ${session.describe()} into ${dbFile} every ${gateway!.interval} s; writes go to Placement first.`);
+        console.log('Nova, Glance and Ironic are mirrored read-only where the service catalog (or --nova-url, --glance-url, --ironic-url) has them: see upstream { services }.');
+      }
       console.log(`placement-gql serving ${dbFile} (${access.tokens.size ? `${access.tokens.size} bearer token(s)` : 'open access on loopback'})`);
       console.log(`GraphiQL: http://${shown}:${port}/graphql`);
       console.log(`Dashboard: http://${shown}:${port}/dashboard`);

@@ -6,3 +6,5 @@ export * from '../modules/provider-config/provider-config.tables.js';
 export * from '../modules/flavors/flavors.tables.js';
 export * from '../modules/images/images.tables.js';
 export * from '../modules/nodes/nodes.tables.js';
+export * from '../modules/servers/servers.tables.js';
+export * from '../modules/upstream/upstream.tables.js';

@@ -15,3 +15,5 @@ import './images/images.graphql.js';
 import './nodes/nodes.graphql.js';
 import './capacity/capacity.graphql.js';
 import './upstream/upstream.graphql.js';
+import './audit/audit.graphql.js';
+import './servers/servers.graphql.js';

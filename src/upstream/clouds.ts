@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { keystoneSession, type DomainRef, type EndpointInterface, type KeystoneAuth, type KeystoneScope, type Ref } from './keystone.js';
-import { fixedTokenSession, type TlsOptions, type UpstreamSession } from './session.js';
+import { fixedTokenSession, withServiceUrls, type TlsOptions, type UpstreamSession } from './session.js';
 
 /** parseArgs option definitions, to spread into a command's options. */
 export const UPSTREAM_OPTIONS = {
@@ -15,6 +15,9 @@ export const UPSTREAM_OPTIONS = {
   'upstream-cacert': { type: 'string' },
   'os-cloud': { type: 'string' },
   'upstream-concurrency': { type: 'string' },
+  'nova-url': { type: 'string' },
+  'glance-url': { type: 'string' },
+  'ironic-url': { type: 'string' },
 } as const;
 
 export interface UpstreamFlags {
@@ -23,6 +26,9 @@ export interface UpstreamFlags {
   'upstream-cacert'?: string;
   'os-cloud'?: string;
   'upstream-concurrency'?: string;
+  'nova-url'?: string;
+  'glance-url'?: string;
+  'ironic-url'?: string;
 }
 
 export const DEFAULT_UPSTREAM_CONCURRENCY = 8;
@@ -35,7 +41,12 @@ export const UPSTREAM_USAGE = `Upstream options (sync, serve):
                                           sync also reads OS_CLOUD, then the OS_* variables, without a flag;
                                           serve is in gateway mode only with --upstream or --os-cloud
   --upstream-cacert FILE                  CA bundle (PEM) to verify the upstream's TLS certificates
-  --upstream-concurrency N                requests in flight at once (default ${DEFAULT_UPSTREAM_CONCURRENCY})`;
+  --upstream-concurrency N                requests in flight at once (default ${DEFAULT_UPSTREAM_CONCURRENCY})
+  --nova-url URL                          Nova's endpoint, with /v2.1 (flavors and servers are mirrored from it)
+  --glance-url URL                        Glance's endpoint, versionless (images are mirrored from it)
+  --ironic-url URL                        Ironic's endpoint (bare-metal nodes are mirrored from it)
+                                          these replace the service catalog's; with --upstream-token they are the only
+                                          way to mirror those services, and the token is sent to each`;
 
 /** The upstream settings are missing, contradictory or unreadable. */
 export class UpstreamConfigError extends Error {
@@ -321,6 +332,16 @@ function checkUrl(url: string, setting: string): string {
   return url.replace(/\/+$/, '');
 }
 
+/** openstacksdk's <service>_endpoint_override for the services mirrored beside Placement. */
+function serviceOverrides(settings: Settings, origin: Origin): Partial<Record<'compute' | 'image' | 'baremetal', string>> {
+  return Object.fromEntries(
+    (['compute', 'image', 'baremetal'] as const).flatMap((service) => {
+      const url = text(settings[`${service}_endpoint_override`]);
+      return url ? [[service, checkUrl(url, origin.name(`${service}_endpoint_override`))]] : [];
+    }),
+  );
+}
+
 function sessionFrom(settings: Settings, origin: Origin, flags: UpstreamFlags, env: Env, where: UpstreamLookup): UpstreamSession {
   const tls = tlsOf(settings, origin, flags['upstream-cacert'], where);
   const auth = settings.auth!;
@@ -331,7 +352,7 @@ function sessionFrom(settings: Settings, origin: Origin, flags: UpstreamFlags, e
     if (!token) throw missing(origin, `auth type ${type} needs the token`, ['token']);
     const endpoint = flags.upstream ?? text(auth.endpoint) ?? text(settings.placement_endpoint_override);
     if (!endpoint) throw missing(origin, `auth type ${type} needs the Placement endpoint`, ['endpoint']);
-    return fixedTokenSession(checkUrl(endpoint, flags.upstream ? '--upstream' : origin.name('endpoint')), token, tls);
+    return withServiceUrls(fixedTokenSession(checkUrl(endpoint, flags.upstream ? '--upstream' : origin.name('endpoint')), token, tls), serviceOverrides(settings, origin));
   }
   const authUrl = text(auth.auth_url);
   if (!authUrl) throw missing(origin, 'Keystone auth needs its URL', ['auth_url']);
@@ -342,7 +363,10 @@ function sessionFrom(settings: Settings, origin: Origin, flags: UpstreamFlags, e
     interface: interfaceOf(settings, origin),
     region: regionOf(settings, origin, env),
     tls,
-    endpointOverride: override ? { placement: checkUrl(override, flags.upstream ? '--upstream' : origin.name('placement_endpoint_override')) } : undefined,
+    endpointOverride: {
+      ...(override ? { placement: checkUrl(override, flags.upstream ? '--upstream' : origin.name('placement_endpoint_override')) } : {}),
+      ...serviceOverrides(settings, origin),
+    },
   });
 }
 
@@ -352,6 +376,18 @@ function sessionFrom(settings: Settings, origin: Origin, flags: UpstreamFlags, e
  * --upstream URL without a token takes the token from Keystone (a cloud or OS_*) and uses URL as Placement's endpoint.
  */
 export function resolveUpstreamOptions(flags: UpstreamFlags, env: Env, where: UpstreamLookup): UpstreamSession | null {
+  const session = resolveSession(flags, env, where);
+  const urls: Partial<Record<'compute' | 'image' | 'baremetal', string>> = {};
+  for (const [flag, service] of [['nova-url', 'compute'], ['glance-url', 'image'], ['ironic-url', 'baremetal']] as const) {
+    const value = flags[flag];
+    if (value === undefined) continue;
+    if (!session) throw new UpstreamConfigError(`--${flag} needs an upstream: --upstream URL or --os-cloud NAME`);
+    urls[service] = checkUrl(value, `--${flag}`);
+  }
+  return session && withServiceUrls(session, urls);
+}
+
+function resolveSession(flags: UpstreamFlags, env: Env, where: UpstreamLookup): UpstreamSession | null {
   const cloudName = text(flags['os-cloud']) ?? text(env.OS_CLOUD);
   const cloudSetting = text(flags['os-cloud']) ? '--os-cloud' : 'OS_CLOUD';
   if (flags['upstream-token'] !== undefined) {

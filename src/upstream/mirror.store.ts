@@ -16,6 +16,8 @@ export interface MirrorChanges {
   /** Providers whose allocations were rewritten. */
   allocationsRewritten: number;
   consumers: number;
+  /** What changed in the flavors (compute), servers, images and nodes mirrored beside Placement. */
+  services?: Partial<Record<'compute' | 'servers' | 'image' | 'baremetal', { added: number; updated: number; removed: number; skipped: number }>>;
 }
 
 export function knownState(db: Db): KnownState {

@@ -34,3 +34,17 @@ export function fixedTokenSession(url: string, token: string, tls: TlsOptions = 
     describe: () => `${placement} (fixed token)`,
   };
 }
+
+/**
+ * The session with explicit endpoints for Nova, Glance or Ironic (--nova-url, --glance-url,
+ * --ironic-url): they replace the catalog's, and give a token-only setup those services.
+ */
+export function withServiceUrls(session: UpstreamSession, urls: Partial<Record<Exclude<ServiceType, 'placement'>, string>>): UpstreamSession {
+  if (Object.keys(urls).length === 0) return session;
+  return {
+    ...session,
+    endpoint: async (service) => (service !== 'placement' && urls[service] ? urls[service]!.replace(/\/+$/, '') : session.endpoint(service)),
+    token: (renew) => session.token(renew),
+    describe: () => session.describe(),
+  };
+}

@@ -24,7 +24,7 @@ export async function syncCommand({ dbFile, values }: CommandOptions): Promise<n
   const started = Date.now();
   const bar = process.stderr.isTTY ? progressBar(started, () => gateway.client.requestCount) : null;
   try {
-    const changes = await gateway.refresh(bar ?? undefined);
+    const changes = await gateway.refresh(bar ?? undefined, { full: true });
     bar?.done();
     const status = gateway.status();
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
@@ -34,7 +34,21 @@ export async function syncCommand({ dbFile, values }: CommandOptions): Promise<n
         `allocations rewritten on ${changes.allocationsRewritten}, ${changes.consumers} consumers updated.`,
     );
     for (const feature of status.disabledFeatures) console.log(`Off with this Placement: ${feature}.`);
-    return 0;
+    let failed = false;
+    for (const service of gateway.services()) {
+      if (!service.mirrored) {
+        console.log(`${service.name} (${service.service}): ${service.note}.`);
+        continue;
+      }
+      if (service.lastError) {
+        failed = true;
+        console.error(`placement-gql: ${service.name} at ${service.url} was not mirrored; ${dbFile} keeps what it had of it. ${service.lastError}`);
+        continue;
+      }
+      const what = service.service === 'compute' ? `${service.items} flavors${service.servers === null ? '' : `, ${service.servers} servers`}` : service.service === 'image' ? `${service.items} images` : `${service.items} nodes`;
+      console.log(`Mirrored ${service.name} at ${service.url}: ${what}${service.note ? ` (${service.note})` : ''}.`);
+    }
+    return failed ? 2 : 0;
   } catch (error) {
     bar?.done();
     const message = explainFailure(error);

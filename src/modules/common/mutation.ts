@@ -28,6 +28,11 @@ interface MutationOptions<Fields extends InputFieldMap, Payload, Input = InputSh
   upstream?: (input: Input, ctx: Context, gateway: Gateway) => Promise<NoInfer<Payload>>;
   /** Changes data Placement does not hold (flavors, images): applied locally in gateway mode too. */
   local?: boolean;
+  /**
+   * The service that owns the data in a live cloud: when the gateway mirrors it, the mutation is
+   * refused, naming the service and the command to use; when it does not, `local` applies.
+   */
+  owner?: { service: 'compute' | 'image' | 'baremetal'; what: string; use: string };
   /** What subscribers are told once the change is committed. */
   events?: (payload: NoInfer<Payload>, input: Input) => ChangeEvent[];
 }
@@ -63,6 +68,7 @@ export function defineMutation<Fields extends InputFieldMap, Payload>(name: stri
         const input = args.input as InputShapeFromFields<Fields>;
         try {
           const gateway = ctx.gateway;
+          if (gateway && options.owner) await refuseWhenMirrored(name, options.owner, gateway);
           const payload =
             gateway && !options.local
               ? await throughGateway(name, options, input, ctx, gateway)
@@ -80,6 +86,16 @@ export function defineMutation<Fields extends InputFieldMap, Payload>(name: stri
     });
   });
   return resultRef;
+}
+
+const OWNER_NAMES = { compute: 'Nova', image: 'Glance', baremetal: 'Ironic' } as const;
+
+async function refuseWhenMirrored(name: string, owner: NonNullable<MutationOptions<InputFieldMap, unknown>['owner']>, gateway: Gateway) {
+  const url = await gateway.serviceUrl(owner.service);
+  if (!url) return;
+  throw new GraphQLError(`${name} is not available in gateway mode: ${owner.what} are mirrored from ${OWNER_NAMES[owner.service]} at ${url}; ${owner.use}`, {
+    extensions: { code: 'NOT_AVAILABLE_IN_GATEWAY_MODE', service: owner.service },
+  });
 }
 
 function throughGateway<Fields extends InputFieldMap, Payload>(

@@ -194,6 +194,7 @@ builder.node(FlavorRef, {
     ephemeralGb: t.exposeInt('ephemeralGb', { description: 'Ephemeral disk in GiB.' }),
     swapMb: t.exposeInt('swapMb', { description: 'Swap in MiB.' }),
     isPublic: t.exposeBoolean('isPublic', { description: 'Whether every project may use it.' }),
+    novaId: t.string({ nullable: true, description: "Nova's flavor id when the flavor is mirrored from Nova (gateway mode); null for a flavor of this server's own.", resolve: (f) => f.novaId ?? null }),
     extraSpecs: t.field({
       type: [FlavorExtraSpecRef],
       description: 'Its extra specs, in the order they were first set, each with its validator.',
@@ -340,6 +341,7 @@ const DeleteFlavorPayload = builder.objectRef<FlavorRow>('DeleteFlavorPayload').
 const validationArg = (t: InputFieldBuilder) => t.field({ type: ValidationModeEnum, required: false, description: 'How the extra specs are checked; STRICT when absent.' });
 
 defineMutation('createFlavor', {
+  owner: { service: 'compute', what: 'flavors', use: 'create it with `openstack flavor create`' },
   local: true,
   description: 'Creates a flavor; its extra specs are checked against the registry (InvalidInput with Nova’s texts when rejected).',
   input: (t) => ({
@@ -359,6 +361,7 @@ defineMutation('createFlavor', {
 });
 
 defineMutation('deleteFlavor', {
+  owner: { service: 'compute', what: 'flavors', use: 'delete it with `openstack flavor delete`' },
   local: true,
   description: 'Deletes a flavor and its extra specs.',
   input: (t) => ({ name: t.string({ required: true, description: 'The flavor.' }) }),
@@ -368,6 +371,7 @@ defineMutation('deleteFlavor', {
 });
 
 defineMutation('setFlavorExtraSpecs', {
+  owner: { service: 'compute', what: 'flavors', use: 'set them with `openstack flavor set --property KEY=VALUE`' },
   local: true,
   description: 'Adds or replaces extra specs of a flavor (POST /flavors/{id}/os-extra_specs); only the keys given are checked.',
   input: (t) => ({
@@ -381,6 +385,7 @@ defineMutation('setFlavorExtraSpecs', {
 });
 
 defineMutation('unsetFlavorExtraSpecs', {
+  owner: { service: 'compute', what: 'flavors', use: 'unset them with `openstack flavor unset --property KEY`' },
   local: true,
   description: 'Removes extra specs of a flavor (DELETE /flavors/{id}/os-extra_specs/{key}); each key must be set.',
   input: (t) => ({

@@ -14,6 +14,8 @@ export interface FlavorRow {
   ephemeralGb: number;
   swapMb: number;
   isPublic: boolean;
+  /** Nova's flavor id when mirrored from Nova; null for a local flavor. */
+  novaId: string | null;
   createdAt: string;
 }
 
@@ -24,7 +26,7 @@ export interface ExtraSpecRow {
 }
 
 const FLAVOR_COLUMNS = `f.id, f.name, f.vcpus, f.memory_mb AS memoryMb, f.root_gb AS rootGb, f.ephemeral_gb AS ephemeralGb,
-  f.swap_mb AS swapMb, f.is_public AS isPublic, f.created_at AS createdAt`;
+  f.swap_mb AS swapMb, f.is_public AS isPublic, f.nova_id AS novaId, f.created_at AS createdAt`;
 /** Nova's database integers (db.MAX_INT). */
 const MAX_INT = 2147483647;
 

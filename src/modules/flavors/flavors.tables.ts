@@ -11,6 +11,8 @@ export const flavors = sqliteTable('flavors', {
   ephemeralGb: integer('ephemeral_gb').notNull().default(0),
   swapMb: integer('swap_mb').notNull().default(0),
   isPublic: integer('is_public', { mode: 'boolean' }).notNull().default(true),
+  /** Nova's flavor id when the flavor is mirrored from Nova (gateway mode); null for a local flavor. */
+  novaId: text('nova_id'),
   createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
 });
 

@@ -132,6 +132,7 @@ const DeleteImagePayload = builder.objectRef<ImageRow>('DeleteImagePayload').imp
 });
 
 defineMutation('createImage', {
+  owner: { service: 'image', what: 'images', use: 'create it with `openstack image create`' },
   local: true,
   description: 'Creates an image with its properties; warnings name the properties Nova would ignore or refuse.',
   input: (t) => ({
@@ -145,6 +146,7 @@ defineMutation('createImage', {
 });
 
 defineMutation('deleteImage', {
+  owner: { service: 'image', what: 'images', use: 'delete it with `openstack image delete`' },
   local: true,
   description: 'Deletes an image and its properties.',
   input: (t) => ({ name: t.string({ required: true, description: 'The image.' }) }),
@@ -154,6 +156,7 @@ defineMutation('deleteImage', {
 });
 
 defineMutation('setImageProperties', {
+  owner: { service: 'image', what: 'images', use: 'change them with `openstack image set --property KEY=VALUE` and `openstack image unset --property KEY`' },
   local: true,
   description: 'Adds or replaces properties of an image and removes others (each key to remove must be set).',
   input: (t) => ({

@@ -2,6 +2,7 @@
 // and `trait:NAME=required` keys. Nova refuses a server create when a typed property does not convert.
 import catalog from './nova-image-properties.json' with { type: 'json' };
 import { pyInt, pyRepr, pyStrip } from '../../rules/python.js';
+import { editDistance } from '../../rules/names.js';
 
 export type ImagePropertyValue = string | number | boolean;
 
@@ -91,3 +92,31 @@ export function parseImageMeta(properties: readonly (readonly [string, string])[
 
 /** The value Nova's ImageMetaProps.get(name) returns, or undefined when unset. */
 export const imageProp = (meta: NovaImageMeta, name: string) => meta.props.get(name);
+
+/**
+ * Nova's ImageMetaProps fields (Zed) that the typed catalog above leaves out: free-form strings,
+ * lists and the fields set from other keys. With the typed fields and the legacy names, every key
+ * Nova reads from an image.
+ */
+const UNTYPED_FIELDS = [
+  'hw_auto_disk_config', 'hw_cpu_realtime_mask', 'hw_disk_type', 'hw_machine_type', 'hw_mem_page_size', 'hw_numa_cpus', 'hw_numa_mem',
+  'hw_vm_mode', 'hw_virtio_packed_ring', 'hw_floppy_bus', 'hw_cpu_max_cores', 'hw_cpu_max_threads', 'hw_tpm_version', 'hw_ephemeral_encryption_format',
+  'img_block_device_mapping', 'img_hv_requested_version', 'img_hv_type', 'img_mappings', 'img_owner_id', 'img_root_device_name',
+  'img_signature', 'img_signature_certificate_uuid', 'os_admin_user', 'os_command_line', 'os_distro', 'traits_required',
+];
+
+const KNOWN_KEYS = new Set([...TYPED_FIELDS.keys(), ...Object.keys(LEGACY_NAMES), ...UNTYPED_FIELDS]);
+/** Nova's own prefixes (hardware, image handling, guest OS); keys outside them are other services' or the operator's. */
+const NOVA_PREFIX = /^(hw|img|os)_/;
+
+/**
+ * The property Nova reads that this key misspells (hw_cpu_polcy: hw_cpu_policy), or null: a key
+ * with Nova's prefix that Nova does not read and that is one edit (a letter added, dropped,
+ * replaced, or two swapped) from one it does. Nova ignores such a key without a word.
+ */
+export function misspelledProperty(key: string): string | null {
+  const base = key.replace(/\.\d+$/, '');
+  if (!NOVA_PREFIX.test(base) || KNOWN_KEYS.has(base) || base.startsWith('os_glance_')) return null;
+  for (const known of KNOWN_KEYS) if (editDistance(base, known, 1) <= 1) return known;
+  return null;
+}

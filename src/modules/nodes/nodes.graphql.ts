@@ -204,6 +204,7 @@ const nodeArg = (t: InputFieldBuilder) => t.string({ required: true, description
 const traitsArg = (t: InputFieldBuilder, description: string) => t.stringList({ required: true, description });
 
 defineMutation('createNode', {
+  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'create it with `openstack baremetal node create`' },
   description:
     "Creates a bare-metal node and its resource provider (same uuid, named after the node or else its uuid) with one unit of the node's resource class (total 1, max_unit 1, reserved unless available), as Nova's ironic driver reports it.",
   input: (t) => ({
@@ -220,6 +221,7 @@ defineMutation('createNode', {
 });
 
 defineMutation('deleteNode', {
+  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'delete it with `openstack baremetal node delete`' },
   description: 'Deletes a node and its provider; refused while it is active, or while its provider has allocations or children.',
   input: (t) => ({ node: nodeArg(t) }),
   payload: DeletedNodePayload,
@@ -231,6 +233,7 @@ defineMutation('deleteNode', {
 const traitErrors = [NotFoundError, TraitLimitExceededError];
 
 defineMutation('setNodeTraits', {
+  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'set them with `openstack baremetal node remove trait --all` and `openstack baremetal node add trait`' },
   description: `Replaces every trait of a node (PUT /nodes/{node}/traits) and syncs them to its provider. Each trait is standard or CUSTOM_; at most ${service.MAX_TRAITS_PER_NODE}.`,
   input: (t) => ({ node: nodeArg(t), traits: traitsArg(t, 'The complete new set.') }),
   payload: NodePayload,
@@ -240,6 +243,7 @@ defineMutation('setNodeTraits', {
 });
 
 defineMutation('addNodeTraits', {
+  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'add them with `openstack baremetal node add trait`' },
   description: 'Adds traits to a node (PUT /nodes/{node}/traits/{trait}) and syncs them to its provider; traits it has already are kept. All or nothing.',
   input: (t) => ({ node: nodeArg(t), traits: traitsArg(t, 'The traits to add.') }),
   payload: NodePayload,
@@ -249,6 +253,7 @@ defineMutation('addNodeTraits', {
 });
 
 defineMutation('removeNodeTraits', {
+  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'remove them with `openstack baremetal node remove trait`' },
   description: 'Removes traits from a node (DELETE /nodes/{node}/traits/{trait}) and syncs its provider; each must be on the node.',
   input: (t) => ({ node: nodeArg(t), traits: traitsArg(t, 'The traits to remove.') }),
   payload: NodePayload,
@@ -258,6 +263,7 @@ defineMutation('removeNodeTraits', {
 });
 
 defineMutation('clearNodeTraits', {
+  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'clear them with `openstack baremetal node remove trait --all`' },
   description: 'Removes every trait of a node (DELETE /nodes/{node}/traits) and syncs its provider.',
   input: (t) => ({ node: nodeArg(t) }),
   payload: NodePayload,
@@ -267,6 +273,7 @@ defineMutation('clearNodeTraits', {
 });
 
 defineMutation('syncNodeTraits', {
+  owner: { service: 'baremetal', what: 'bare-metal nodes', use: "Nova's ironic driver copies node traits to their providers at its next update" },
   description: "Rewrites providers' traits from their nodes' traits, undoing changes made in Placement behind the nodes' backs (what Nova's next sync does).",
   input: (t) => ({ nodes: t.stringList({ required: false, description: 'Uuids or names of the nodes to sync; every drifted node when absent.' }) }),
   payload: SyncPayload,
@@ -276,6 +283,7 @@ defineMutation('syncNodeTraits', {
 });
 
 defineMutation('setNodeProvisionState', {
+  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'change it with `openstack baremetal node manage` or `openstack baremetal node provide`' },
   description: "Moves a node through Ironic's manage (enroll or available to manageable) and provide (manageable to available) verbs; its provider's unit is reserved unless available.",
   input: (t) => ({ node: nodeArg(t), action: t.field({ type: ProvisionActionEnum, required: true, description: 'The verb.' }) }),
   payload: NodePayload,
@@ -285,6 +293,7 @@ defineMutation('setNodeProvisionState', {
 });
 
 defineMutation('deployNode', {
+  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'boot a server on it with `openstack server create` (Nova deploys it through Ironic)' },
   description:
     "Deploys an instance on an available node: its traits must be a subset of the node's (validateNodeDeploy); the node's one unit is allocated to the instance, its traits are recorded and the node becomes active.",
   input: (t) => ({
@@ -301,6 +310,7 @@ defineMutation('deployNode', {
 });
 
 defineMutation('undeployNode', {
+  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'delete its server with `openstack server delete`' },
   description: "Tears down an active node: the instance's allocations are released and the node is available again.",
   input: (t) => ({ node: nodeArg(t) }),
   payload: NodePayload,

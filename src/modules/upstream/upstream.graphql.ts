@@ -1,8 +1,24 @@
 // Gateway mode as seen through the API: the upstream's state, and a refresh on demand.
 import { GraphQLError } from 'graphql';
 import { builder } from '../../builder.js';
-import type { UpstreamStatus } from '../../upstream/gateway.js';
+import type { ServiceStatus, UpstreamStatus } from '../../upstream/gateway.js';
 import { explainFailure } from '../../upstream/failure.js';
+
+const UpstreamServiceRef = builder.objectRef<ServiceStatus>('UpstreamService').implement({
+  description: 'A service mirrored beside Placement, read-only: Nova (flavors, servers), Glance (images), Ironic (nodes).',
+  fields: (t) => ({
+    service: t.exposeString('service', { description: 'Its type in the service catalog: compute, image or baremetal.' }),
+    name: t.exposeString('name', { description: 'Nova, Glance or Ironic.' }),
+    url: t.string({ nullable: true, description: 'The endpoint mirrored (from the catalog, or --nova-url, --glance-url, --ironic-url); null when there is none.', resolve: (s) => s.url }),
+    mirrored: t.exposeBoolean('mirrored', { description: "Whether it is mirrored: its mutations (createFlavor, createImage, the node mutations) are then refused here." }),
+    note: t.string({ nullable: true, description: 'Why it is not mirrored, or what of it is not.', resolve: (s) => s.note }),
+    lastSyncAt: t.string({ nullable: true, description: 'When it was last read (ISO 8601).', resolve: (s) => s.lastSyncAt }),
+    items: t.exposeInt('items', { description: 'Flavors, images or bare-metal nodes in the mirror.' }),
+    servers: t.int({ nullable: true, description: "compute: Nova's servers in the mirror; null when they are not mirrored.", resolve: (s) => s.servers }),
+    skipped: t.exposeInt('skipped', { description: 'baremetal: Ironic nodes not mirrored because Placement has no provider of the same uuid (yet).' }),
+    lastError: t.string({ nullable: true, description: 'Why its last read failed (it keeps its previous state); null when it succeeded.', resolve: (s) => s.lastError }),
+  }),
+});
 
 const UpstreamStatusRef = builder.objectRef<UpstreamStatus>('UpstreamStatus').implement({
   description: 'The live Placement this server mirrors and writes through to.',
@@ -16,6 +32,7 @@ const UpstreamStatusRef = builder.objectRef<UpstreamStatus>('UpstreamStatus').im
     requests: t.exposeInt('requests', { description: 'Requests sent to Placement since the server started.' }),
     lastError: t.string({ nullable: true, description: 'Why the last refresh failed; null when it succeeded.', resolve: (s) => s.lastError }),
     disabledFeatures: t.exposeStringList('disabledFeatures', { description: 'What this Placement is too old for (empty at microversion 1.39).' }),
+    services: t.field({ type: [UpstreamServiceRef], description: 'Nova, Glance and Ironic: which are mirrored beside Placement, and from where.', resolve: (_s, _a, ctx) => ctx.gateway?.services() ?? [] }),
   }),
 });
 
@@ -35,7 +52,7 @@ builder.mutationField('syncUpstream', (t) =>
     resolve: async (_root, _args, ctx) => {
       if (!ctx.gateway) throw new GraphQLError('syncUpstream needs gateway mode: this server has no upstream (serve --upstream URL or --os-cloud NAME).', { extensions: { code: 'NOT_IN_GATEWAY_MODE' } });
       try {
-        await ctx.gateway.refresh();
+        await ctx.gateway.refresh(undefined, { full: true });
       } catch (error) {
         const message = explainFailure(error);
         if (!message) throw error;

@@ -1,0 +1,221 @@
+// Reads of Nova (flavors, servers), Glance (images) and Ironic (nodes) for the mirror: read-only,
+// paged as each API pages.
+import { UpstreamError } from './placement.client.js';
+import type { ServiceClient } from './service.client.js';
+
+/** Nova's compute microversion: extra_specs embedded in flavor listings since 2.61. */
+export const COMPUTE_MICROVERSION = '2.61';
+/** Ironic's microversion: node traits since 1.37. */
+export const BAREMETAL_MICROVERSION = '1.37';
+export const PAGE_LIMIT = 1000;
+
+export const computeHeaders = { 'openstack-api-version': `compute ${COMPUTE_MICROVERSION}`, 'x-openstack-nova-api-version': COMPUTE_MICROVERSION };
+const LEGACY_COMPUTE_HEADERS = { 'openstack-api-version': 'compute 2.1', 'x-openstack-nova-api-version': '2.1' };
+export const baremetalHeaders = { 'x-openstack-ironic-api-version': BAREMETAL_MICROVERSION };
+
+export interface MirroredFlavor {
+  id: string;
+  name: string;
+  vcpus: number;
+  memoryMb: number;
+  rootGb: number;
+  ephemeralGb: number;
+  swapMb: number;
+  isPublic: boolean;
+  extraSpecs: [string, string][];
+}
+
+export interface MirroredServer {
+  uuid: string;
+  name: string;
+  status: string;
+  flavor: string | null;
+  host: string | null;
+  projectId: string;
+}
+
+export interface MirroredImage {
+  uuid: string;
+  name: string | null;
+  updatedAt: string | null;
+  properties: [string, string][];
+}
+
+export interface MirroredNode {
+  uuid: string;
+  name: string | null;
+  provisionState: string;
+  resourceClass: string | null;
+  traits: string[];
+  instanceUuid: string | null;
+}
+
+const nextOf = (links: unknown): boolean => Array.isArray(links) && links.some((l: any) => l?.rel === 'next');
+
+/** Nova: every flavor, public or not, with extra specs (embedded at 2.61; os-extra_specs where policy hides them). */
+export async function readFlavors(nova: ServiceClient): Promise<{ flavors: MirroredFlavor[]; hiddenSpecs: number }> {
+  const raw: any[] = [];
+  let marker: string | null = null;
+  let headers: Record<string, string> = {};
+  for (;;) {
+    const path = `/flavors/detail?is_public=None&limit=${PAGE_LIMIT}${marker ? `&marker=${encodeURIComponent(marker)}` : ''}`;
+    let page: any;
+    try {
+      page = await nova.get(path, headers);
+    } catch (error) {
+      // A Nova older than 2.61 (Queens and before): the base microversion, extra specs asked apart.
+      if (!(error instanceof UpstreamError && error.status === 406 && marker === null)) throw error;
+      headers = LEGACY_COMPUTE_HEADERS;
+      page = await nova.get(path, headers);
+    }
+    const flavors = (page?.flavors ?? []) as any[];
+    raw.push(...flavors);
+    if (flavors.length === 0 || !nextOf(page.flavors_links) || String(flavors[flavors.length - 1].id) === marker) break;
+    marker = String(flavors[flavors.length - 1].id);
+  }
+  let hiddenSpecs = 0;
+  const flavors = await Promise.all(
+    raw.map(async (f): Promise<MirroredFlavor> => {
+      let specs: Record<string, unknown> | undefined = f.extra_specs;
+      if (specs === undefined) {
+        try {
+          specs = (await nova.get(`/flavors/${encodeURIComponent(String(f.id))}/os-extra_specs`, headers))?.extra_specs ?? {};
+        } catch (error) {
+          if (!(error instanceof UpstreamError && (error.status === 403 || error.status === 404))) throw error;
+          hiddenSpecs++;
+          specs = {};
+        }
+      }
+      return {
+        id: String(f.id),
+        name: String(f.name),
+        vcpus: Number(f.vcpus),
+        memoryMb: Number(f.ram),
+        rootGb: Number(f.disk ?? 0),
+        ephemeralGb: Number(f['OS-FLV-EXT-DATA:ephemeral'] ?? 0),
+        // '' when 0 before microversion 2.75.
+        swapMb: f.swap === '' || f.swap == null ? 0 : Number(f.swap),
+        isPublic: f['os-flavor-access:is_public'] !== false,
+        extraSpecs: Object.entries(specs ?? {}).map(([k, v]) => [k, String(v)]),
+      };
+    }),
+  );
+  return { flavors, hiddenSpecs };
+}
+
+/** Nova: every server of every project (the instances behind the allocations). */
+export async function readServers(nova: ServiceClient): Promise<MirroredServer[]> {
+  const out: MirroredServer[] = [];
+  let marker: string | null = null;
+  let headers: Record<string, string> = {};
+  for (;;) {
+    const path = `/servers/detail?all_tenants=True&limit=${PAGE_LIMIT}${marker ? `&marker=${encodeURIComponent(marker)}` : ''}`;
+    let page: any;
+    try {
+      page = await nova.get(path, headers);
+    } catch (error) {
+      if (!(error instanceof UpstreamError && error.status === 406 && marker === null)) throw error;
+      headers = LEGACY_COMPUTE_HEADERS;
+      page = await nova.get(path, headers);
+    }
+    const servers = (page?.servers ?? []) as any[];
+    for (const s of servers) {
+      const flavor = s.flavor ? (s.flavor.original_name ?? s.flavor.id ?? null) : null;
+      out.push({ uuid: String(s.id), name: String(s.name ?? ''), status: String(s.status ?? 'UNKNOWN'), flavor, host: s['OS-EXT-SRV-ATTR:host'] ?? null, projectId: String(s.tenant_id ?? s.project_id ?? '') });
+    }
+    if (servers.length === 0 || !nextOf(page.servers_links) || String(servers[servers.length - 1].id) === marker) break;
+    marker = String(servers[servers.length - 1].id);
+  }
+  return out;
+}
+
+/**
+ * Glance's own fields of an image (its schema's properties); every other top-level key is a custom
+ * property, but for Glance's reserved os_glance_* ones (import state, set by Glance itself).
+ */
+export const GLANCE_FIELDS = new Set([
+  'id', 'name', 'status', 'visibility', 'protected', 'os_hidden', 'checksum', 'os_hash_algo', 'os_hash_value', 'owner', 'size',
+  'virtual_size', 'min_ram', 'min_disk', 'container_format', 'disk_format', 'created_at', 'updated_at', 'tags', 'direct_url',
+  'locations', 'self', 'file', 'schema', 'stores',
+]);
+
+/** Glance v2: every image (visibility=all), or those updated after `since`; `next` is relative to the versionless URL. */
+export async function readImages(glance: ServiceClient, since: string | null = null): Promise<MirroredImage[]> {
+  const out: MirroredImage[] = [];
+  let path: string | null = `/v2/images?visibility=all&limit=${PAGE_LIMIT}${since ? `&updated_at=${encodeURIComponent(`gt:${since}`)}` : ''}`;
+  const seen = new Set<string>();
+  while (path) {
+    const page: any = await glance.get(path);
+    const before = seen.size;
+    for (const image of (page?.images ?? []) as any[]) {
+      if (seen.has(image.id)) continue;
+      seen.add(image.id);
+      const properties = Object.entries(image)
+        .filter(([k, v]) => !GLANCE_FIELDS.has(k) && !k.startsWith('os_glance_') && v !== null && v !== undefined)
+        .map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string]);
+      out.push({ uuid: String(image.id), name: image.name ?? null, updatedAt: image.updated_at ?? null, properties });
+    }
+    // A page that brings nothing new ends the listing (a next link that goes round in circles).
+    path = typeof page?.next === 'string' && page.next && seen.size > before ? page.next : null;
+  }
+  return out;
+}
+
+const NODE_FIELDS = 'uuid,name,provision_state,resource_class,traits,instance_uuid';
+
+/** Ironic: every node with the fields the mirror keeps, following `next` (a full URL). */
+export async function readNodes(ironic: ServiceClient): Promise<MirroredNode[]> {
+  const out: MirroredNode[] = [];
+  const seen = new Set<string>();
+  let url: string | null = `/v1/nodes?fields=${NODE_FIELDS}&limit=${PAGE_LIMIT}`;
+  const detailed = `/v1/nodes?detail=True&limit=${PAGE_LIMIT}`;
+  let first = true;
+  while (url) {
+    let page: any;
+    try {
+      page = await ironic.get(url);
+    } catch (error) {
+      // An Ironic that refuses fields= is asked for the details instead.
+      if (!(first && error instanceof UpstreamError && error.status === 400)) throw error;
+      page = await ironic.get((url = detailed));
+    }
+    // One that ignores fields= answers the short form (no resource_class): the details, then.
+    if (first && url !== detailed && (page?.nodes ?? []).length > 0 && !(page.nodes as any[]).some((n) => 'resource_class' in n)) page = await ironic.get((url = detailed));
+    first = false;
+    const nodes = ((page?.nodes ?? []) as any[]).filter((n) => !seen.has(String(n.uuid)));
+    for (const n of nodes) {
+      seen.add(String(n.uuid));
+      out.push({
+        uuid: String(n.uuid),
+        name: n.name ?? null,
+        provisionState: String(n.provision_state ?? 'enroll'),
+        resourceClass: n.resource_class ?? null,
+        traits: Array.isArray(n.traits) ? n.traits.map(String) : [],
+        instanceUuid: n.instance_uuid ?? null,
+      });
+    }
+    url = typeof page?.next === 'string' && page.next && nodes.length > 0 ? keepQuery(sameOrigin(ironic.base, page.next), url === detailed || url.includes('detail=True')) : null;
+  }
+  return out;
+}
+
+/** A next link keeps asking for the same form of node (fields= or detail=True) even if Ironic left the parameter out. */
+function keepQuery(next: string, detail: boolean): string {
+  const [path, query = ''] = next.split('?');
+  const params = new URLSearchParams(query);
+  if (detail) {
+    if (params.get('detail') === null) params.set('detail', 'True');
+  } else if (params.get('fields') === null) params.set('fields', NODE_FIELDS);
+  return `${path}?${params.toString()}`;
+}
+
+/**
+ * Ironic builds `next` from the URL it is reached at, or its configured public endpoint: a link to
+ * another origin (a public URL while the gateway uses the internal one) is followed on ours.
+ */
+export function sameOrigin(base: string, next: string): string {
+  if (!/^https?:\/\//.test(next)) return next;
+  if (new URL(next).origin === new URL(base).origin) return next;
+  const at = next.indexOf('/v1/');
+  return at < 0 ? next : base + next.slice(at);
+}
