@@ -134,6 +134,23 @@ export function changeSince(before: DataVersion, now: DataVersion): 'same' | 'us
   return now.changes - before.changes === now.usageChanges - before.usageChanges ? 'usage' : 'other';
 }
 
+/**
+ * The providers whose usage changed between two versions, when only usage changed on this connection
+ * (changeSince says 'usage') and the writes are still in db.usageLog; otherwise null: not known.
+ */
+export function usageTouchedSince(db: Db, before: DataVersion, now: DataVersion): Set<number> | null {
+  if (changeSince(before, now) !== 'usage' || before.changes < db.usageLog.from) return null;
+  const touched = new Set<number>();
+  let counted = 0;
+  for (const write of db.usageLog.writes) {
+    if (write.changes <= before.changes || write.changes > now.changes) continue;
+    counted++;
+    for (const id of write.providers) touched.add(id);
+  }
+  // Every change since was a logged write of usage (at least one, since something changed).
+  return counted ? touched : null;
+}
+
 /** Whether some root has every required trait and none of the forbidden ones. */
 export function someRootWithTraits(db: Db, required: readonly number[], forbidden: readonly number[]): boolean {
   return !!get(
