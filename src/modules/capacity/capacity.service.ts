@@ -4,7 +4,7 @@
 import type { Db } from '../../db/client.js';
 import { list, statement } from '../../db/sql.js';
 import { capacityOf } from '../../rules/capacity.js';
-import { changeSince, dataVersion, type DataVersion } from '../candidates/candidates.data.js';
+import { changeSince, dataVersion, usageTouchedSince, type DataVersion } from '../candidates/candidates.data.js';
 import type { CandidatesRequestInput } from '../candidates/candidates.types.js';
 import { BootRequestError, buildBootRequest, type FlavorSpec, type ImageSpec } from '../flavors/boot-request.js';
 import { extraSpecsOfFlavors, flavorByName } from '../flavors/flavors.service.js';
@@ -91,6 +91,74 @@ function namesByProvider(db: Db, kind: 'aggregates' | 'traits'): Map<number, str
   return byProvider;
 }
 
+/**
+ * What rollups are made of, kept while only usage changes: the providers matching each filter asked with
+ * their inventories (after a write of usage on this connection, the usage of the providers written is read
+ * again and the rest kept; a filter on resources, whose matches depend on usage, is read again whole), and
+ * the aggregates and traits of every provider. Any other change: all read again.
+ */
+interface RollupBase {
+  version: DataVersion;
+  facts: Map<string, ProviderFacts[]>;
+  names: Map<'aggregates' | 'traits', Map<number, string[]>>;
+}
+
+const bases = new WeakMap<Db, RollupBase>();
+
+function baseOf(db: Db): RollupBase {
+  const version = dataVersion(db);
+  const known = bases.get(db);
+  if (known && changeSince(known.version, version) === 'same') return known;
+  const touched = known && usageTouchedSince(db, known.version, version);
+  const base: RollupBase = { version, facts: new Map(), names: touched ? known!.names : new Map() };
+  if (touched) {
+    const usage = usageOf(db, [...touched]);
+    for (const [key, list] of known!.facts) {
+      if ((JSON.parse(key) as ProviderFilter).resources?.length) continue;
+      base.facts.set(
+        key,
+        list.map((p) =>
+          touched.has(p.id) ? { ...p, inventories: p.inventories.map((inv) => ({ ...inv, used: usage.get(p.id)?.get(inv.resourceClass) ?? 0 })) } : p,
+        ),
+      );
+    }
+  }
+  bases.set(db, base);
+  return base;
+}
+
+/** Usage of these providers: provider id -> class -> used (one statement). */
+function usageOf(db: Db, ids: number[]): Map<number, Map<string, number>> {
+  const byProvider = new Map<number, Map<string, number>>();
+  for (const [id, resourceClass, used] of rows<[number, string, number]>(
+    db,
+    `SELECT a.resource_provider_id, rc.name, SUM(a.used) FROM allocations a JOIN resource_classes rc ON rc.id = a.resource_class_id
+     WHERE a.resource_provider_id IN (SELECT value FROM json_each(?)) GROUP BY a.resource_provider_id, rc.name`,
+    list(ids),
+  )) {
+    let classes = byProvider.get(id);
+    if (!classes) byProvider.set(id, (classes = new Map()));
+    classes.set(resourceClass, used);
+  }
+  return byProvider;
+}
+
+function factsOf(db: Db, base: RollupBase, filter: ProviderFilter): ProviderFacts[] {
+  const key = JSON.stringify(filter);
+  let facts = base.facts.get(key);
+  if (!facts) {
+    if (base.facts.size >= 20) base.facts.clear();
+    base.facts.set(key, (facts = providerFacts(db, filter)));
+  }
+  return facts;
+}
+
+function namesOf(db: Db, base: RollupBase, kind: 'aggregates' | 'traits'): Map<number, string[]> {
+  let names = base.names.get(kind);
+  if (!names) base.names.set(kind, (names = namesByProvider(db, kind)));
+  return names;
+}
+
 const ORDER: CapacityGroupBy[] = ['AGGREGATE', 'TRAIT', 'ROOT', 'PROVIDER', 'RESOURCE_CLASS'];
 
 /**
@@ -116,9 +184,10 @@ const rollups = new WeakMap<Db, { version: DataVersion; byKey: Map<string, Capac
 
 function rollup(db: Db, filter: ProviderFilter, groupBy: readonly CapacityGroupBy[]): CapacityGroup[] {
   const by = new Set(groupBy);
-  const providers = providerFacts(db, filter);
-  const aggregates = by.has('AGGREGATE') ? namesByProvider(db, 'aggregates') : null;
-  const traits = by.has('TRAIT') ? namesByProvider(db, 'traits') : null;
+  const base = baseOf(db);
+  const providers = factsOf(db, base, filter);
+  const aggregates = by.has('AGGREGATE') ? namesOf(db, base, 'aggregates') : null;
+  const traits = by.has('TRAIT') ? namesOf(db, base, 'traits') : null;
   const groups = new Map<string, { key: CapacityGroupKey; providers: Set<number>; resources: Map<string, CapacityResource> }>();
   for (const p of providers) {
     // Every combination of the provider's keys (all but the resource class, which splits its inventories).
