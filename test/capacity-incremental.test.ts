@@ -10,6 +10,7 @@ import { setInventory } from '../src/modules/inventories/inventories.service.js'
 import { setProviderTraits } from '../src/modules/traits/traits.service.js';
 import { deleteProvider, providerByUuid } from '../src/modules/providers/providers.service.js';
 import { DomainError } from '../src/modules/common/errors.js';
+import { createServer } from '../src/server.js';
 import { fixture, harness } from './helpers.js';
 
 const REQUESTS = [
@@ -23,13 +24,26 @@ const REQUESTS = [
 ];
 const GROUPINGS: CapacityGroupBy[][] = [[], ['RESOURCE_CLASS'], ['AGGREGATE', 'RESOURCE_CLASS'], ['TRAIT'], ['ROOT']];
 
+const servers = new Map<Db, ReturnType<typeof createServer>>();
+
 /** Everything a headroom answers, as plain data. */
 function seen(h: HeadroomResult) {
   return { fits: h.fits, atMost: h.atMost, exact: h.exact, sharing: h.sharing, trees: h.trees, stranded: h.stranded, plan: JSON.parse(JSON.stringify(h.plan(100))) };
 }
 
+/** Candidate searches read the same kept index (its inventories patched after a write of usage). */
+const SEARCH = `query($q: String!) { placementCandidates(query: $q) { ... on Candidates { count
+  allocationRequests { allocations { provider { uuid } resources { resourceClass amount } } }
+  providerSummaries { provider { uuid } resources { resourceClass capacity used } } } } }`;
+const QUERIES = ['resources=VCPU:2,MEMORY_MB:4096,DISK_GB:40', 'resources=VCPU:1,MEMORY_MB:512&limit=5', 'resources1=VCPU:2&resources2=VCPU:2&group_policy=isolate'];
+
 async function figures(db: Db) {
   const out: unknown[] = [];
+  const yoga = servers.get(db) ?? servers.set(db, createServer({ db, maskErrors: false })).get(db)!;
+  for (const q of QUERIES) {
+    const response = await yoga.fetch('http://test/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: SEARCH, variables: { q } }) });
+    out.push(await response.json());
+  }
   for (const request of REQUESTS) out.push(seen(await headroom(db, request as any)));
   for (const groupBy of GROUPINGS) out.push(capacityRollup(db, {}, groupBy));
   out.push(capacityRollup(db, { resources: [{ resourceClass: 'VCPU', amount: 2 }] }, ['ROOT']));
