@@ -13,7 +13,7 @@
 // bounded by the classes' capacity/amount ratios over the whole cloud (exact only when they meet).
 import type { Db } from '../../db/client.js';
 import { CandidateIndex, type ClassInventories } from '../candidates/candidates.index.js';
-import { fromInput } from '../candidates/candidates.request.js';
+import { fromInput, type SearchRequest } from '../candidates/candidates.request.js';
 import { SearchFacts, type GroupPlan } from '../candidates/candidates.facts.js';
 import { planGroups } from '../candidates/candidates.plan.js';
 import { Enumerator, Layout, yieldToEventLoop, type Candidate } from '../candidates/candidates.enumerate.js';
@@ -187,16 +187,11 @@ export function headroom(db: Db, input: CandidatesRequestInput): Promise<Headroo
   return answer;
 }
 
-/** Headroom from scratch, keeping nothing and using nothing kept (for tests: what the kept figures must equal). */
-export function headroomFromScratch(db: Db, input: CandidatesRequestInput): Promise<HeadroomResult> {
-  return solve(db, input, null);
-}
-
-function solve(db: Db, input: CandidatesRequestInput, key: string | null): Promise<HeadroomResult> {
+function solve(db: Db, input: CandidatesRequestInput, key: string): Promise<HeadroomResult> {
   let byRequest = states.get(db);
   if (!byRequest) states.set(db, (byRequest = new Map()));
-  const previous = key === null ? undefined : byRequest.get(key);
-  if (key !== null && !previous && byRequest.size >= KEPT_ANSWERS) byRequest.clear();
+  const previous = byRequest.get(key);
+  if (!previous && byRequest.size >= KEPT_ANSWERS) byRequest.clear();
   let result!: Promise<HeadroomResult>;
   // The states of one request are made one after the other: each starts from the one before.
   const state = (async () => {
@@ -205,10 +200,8 @@ function solve(db: Db, input: CandidatesRequestInput, key: string | null): Promi
     result = Promise.resolve(out.result);
     return out.state;
   })();
-  if (key !== null) {
-    byRequest.set(key, state);
-    state.catch(() => byRequest.get(key) === state && byRequest.delete(key));
-  }
+  byRequest.set(key, state);
+  state.catch(() => byRequest.get(key) === state && byRequest.delete(key));
   return state.then(() => result);
 }
 
@@ -228,7 +221,7 @@ async function advance(db: Db, input: CandidatesRequestInput, prior: SolveState 
       if (facts.sharing.has(id)) for (const anchor of facts.anchorsOf(id)) roots.add(anchor);
     }
     // Their options, planned on their own providers and the sharing ones (what options there come from).
-    const part = new SearchFacts(index, request);
+    const part = new FactsWithin(index, request, roots);
     for (const [classId, inventories] of facts.classes) part.classes.set(classId, rowsWithin(inventories, touched, roots, facts.sharing));
     const partPlans = planGroups(part, false);
     const plans = prior.plans.map((plan, i) => {
@@ -285,6 +278,21 @@ async function advance(db: Db, input: CandidatesRequestInput, prior: SolveState 
     state = { version: index.version, plans, demands, posOf, keys: new Keys(Math.max(1, demands.length)), anchors, trees: new Map(), users: new Map(), reach: new Map(), reachSums: { sums: demands.map(() => 0), pieces: demands.map(() => 0) } };
   }
   return { state, result: await finish(db, facts, state) };
+}
+
+/** A search's facts for planning some trees only: a sharing provider is anchored at those of them it serves. */
+class FactsWithin extends SearchFacts {
+  constructor(
+    index: CandidateIndex,
+    request: SearchRequest,
+    private readonly roots: Set<number>,
+  ) {
+    super(index, request);
+  }
+
+  override anchorsOf(id: number): number[] {
+    return super.anchorsOf(id).filter((anchor) => this.roots.has(anchor));
+  }
 }
 
 /** A class's rows in some trees and the sharing providers' (kept for the other requests asking after the same write). */
