@@ -1,5 +1,6 @@
 // Capacity figures over HTTP: rollups, headroom of 20 flavors, a /metrics scrape and the dashboard's
-// whole query, each cold (just after a write, so nothing computed is kept) and warm (unchanged data).
+// whole query, each cold (just after a write of usage on one provider: what it touches is computed again) and warm
+// (unchanged data).
 import { HttpClient, startOurs } from './services.js';
 
 const ROLLUP_CLASS = '{ capacity(groupBy: [RESOURCE_CLASS]) { key { resourceClass } resources { capacity used free } } }';
@@ -40,7 +41,7 @@ export async function capacityBench(dbFile: string, size: number, runs = 5): Pro
     const provider = (await post('{ resourceProviders(first: 1, filter: { resources: [{ resourceClass: "VCPU", amount: 4 }] }) { nodes { uuid } } }')).data.resourceProviders.nodes[0].uuid;
     let flip = 0;
     let generation: number | null = null;
-    // A write of usage: what is kept (candidate index, headroom answers, metrics) must be computed again.
+    // A write of usage: what it touches (its tree in the candidate index, headroom and rollups, metrics) is computed again.
     const write = async () => {
       const { data } = await post('mutation($i: SetAllocationsInput!) { setAllocations(input: $i) { __typename ... on ConsumerPayload { consumer { generation } } } }', {
         i: { consumerUuid: 'be0c0000-0000-4000-8000-000000000001', consumerGeneration: generation, projectId: 'bench', userId: 'bench', allocations: [{ providerUuid: provider, resources: [{ resourceClass: 'VCPU', amount: 1 + (flip++ % 2) }] }] },

@@ -7,6 +7,7 @@
 // with Placement's database once loaded through its API.
 // Knobs: BENCH_SIZES=1000,10000  BENCH_REPEAT=20  BENCH_PLACEMENT=0 (skip Placement)  BENCH_PLACEMENT_REPEAT=5
 //        BENCH_GATEWAY=0 (skip the gateway sync)  BENCH_INPROCESS=0 (skip the in-process table)  BENCH_THROUGHPUT=0  BENCH_LOAD=0
+//        BENCH_CANDIDATES=0 (skip the candidate tags, e.g. to time capacity alone)  BENCH_CAPACITY=0
 // Medians and p95 (nearest rank) are over all runs of a tag's queries.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -324,7 +325,7 @@ console.log(
     `placement-gql (\`placement-gql serve --quiet\`): per query ${WARMUP} warm-up runs (quick queries: ${WARMUP_SECONDS} s of them, at most ${MAX_WARMUP_RUNS}), then ${REPEAT} timed runs.` +
     (withPlacement ? `\nPlacement (Debian's placement-api, wsgiref): 1 warm-up run, then ${PLACEMENT_REPEAT} runs per query (at least 3 when a query takes over 30 s), interleaved with ours.` : ''),
 );
-for (const size of SIZES) await benchSize(size, withPlacement);
+if (process.env.BENCH_CANDIDATES !== '0') for (const size of SIZES) await benchSize(size, withPlacement);
 
 // Throughput per worker count, and a bounded load of readers and writers, on the smallest cloud.
 {

@@ -27,6 +27,12 @@ export interface Db {
    * with total_changes() it tells caches that nothing else was written since they were made.
    */
   usageChanges: number;
+  /**
+   * The providers each of those writes changed the usage of, with total_changes() once it was done
+   * (the latest writes only: `from` is the total_changes() before the oldest kept). Caches that know what
+   * changed recompute only that (see usageTouchedSince in candidates.data.ts).
+   */
+  usageLog: { from: number; writes: { changes: number; providers: number[] }[] };
   close(): void;
 }
 
@@ -72,6 +78,7 @@ export function openDatabase(file: string = DEFAULT_DB_FILE): Db {
     file,
     transaction: <T>(fn: () => T) => sqlite.transaction(fn).immediate(),
     usageChanges: 0,
+    usageLog: { from: 0, writes: [] },
     close: () => sqlite.close(),
   };
 }

@@ -51,10 +51,10 @@ export interface SetAllocationsInput {
  * An empty list removes the consumer's allocations and the consumer.
  */
 export function setAllocations(db: Db, input: SetAllocationsInput): { consumer: ConsumerRow | null; providerUuids: string[] } {
-  return usageWrite(db, () => replaceAllocations(db, input));
+  return usageWrite(db, (touch) => replaceAllocations(db, input, touch));
 }
 
-function replaceAllocations(db: Db, input: SetAllocationsInput): { consumer: ConsumerRow | null; providerUuids: string[] } {
+function replaceAllocations(db: Db, input: SetAllocationsInput, touch: (providerIds: Iterable<number>) => void): { consumer: ConsumerRow | null; providerUuids: string[] } {
   const consumerType = input.consumerType ?? DEFAULT_CONSUMER_TYPE;
   const issues: Issue[] = [];
   if (!input.projectId) issues.push({ path: 'projectId', message: 'must not be empty' });
@@ -130,7 +130,9 @@ function replaceAllocations(db: Db, input: SetAllocationsInput): { consumer: Con
 
   // Providers whose usage changes: those the consumer held before and those it holds now.
   const previous = consumer ? providersOfConsumer(db, consumer.id) : [];
-  const providerUuids = [...new Set([...previous, ...input.allocations.map((a) => a.providerUuid)])];
+  const providerUuids = [...new Set([...previous.map((p) => p.uuid), ...input.allocations.map((a) => a.providerUuid)])];
+  touch(previous.map((p) => p.id));
+  touch(providerIds.values());
   if (consumer) run(db, 'DELETE FROM allocations WHERE consumer_id = ?', consumer.id);
   if (inserts.length === 0) {
     if (consumer) run(db, 'DELETE FROM consumers WHERE id = ?', consumer.id);
@@ -148,20 +150,20 @@ function replaceAllocations(db: Db, input: SetAllocationsInput): { consumer: Con
   return { consumer: consumerByUuid(db, input.consumerUuid)!, providerUuids };
 }
 
-function providersOfConsumer(db: Db, consumerId: number): string[] {
-  return all<{ uuid: string }>(
+function providersOfConsumer(db: Db, consumerId: number): { id: number; uuid: string }[] {
+  return all<{ id: number; uuid: string }>(
     db,
-    'SELECT DISTINCT rp.uuid FROM allocations a JOIN resource_providers rp ON rp.id = a.resource_provider_id WHERE a.consumer_id = ?',
+    'SELECT DISTINCT rp.id, rp.uuid FROM allocations a JOIN resource_providers rp ON rp.id = a.resource_provider_id WHERE a.consumer_id = ?',
     consumerId,
-  ).map((r) => r.uuid);
+  );
 }
 
 /** Removes every allocation of a consumer, and the consumer (Placement's DELETE /allocations/{consumer}). */
 export function deleteAllocations(db: Db, consumerUuid: string): { consumer: ConsumerRow; providerUuids: string[] } {
-  return usageWrite(db, () => removeAllocations(db, consumerUuid));
+  return usageWrite(db, (touch) => removeAllocations(db, consumerUuid, touch));
 }
 
-function removeAllocations(db: Db, consumerUuid: string): { consumer: ConsumerRow; providerUuids: string[] } {
+function removeAllocations(db: Db, consumerUuid: string, touch: (providerIds: Iterable<number>) => void): { consumer: ConsumerRow; providerUuids: string[] } {
   const consumer = consumerByUuid(db, consumerUuid);
   if (!consumer) throw new NotFound('consumer', `consumerUuid=${consumerUuid}`, `No allocations for consumer '${consumerUuid}'.`);
   run(
@@ -169,7 +171,9 @@ function removeAllocations(db: Db, consumerUuid: string): { consumer: ConsumerRo
     'UPDATE resource_providers SET generation = generation + 1 WHERE id IN (SELECT DISTINCT resource_provider_id FROM allocations WHERE consumer_id = ?)',
     consumer.id,
   );
-  const providerUuids = providersOfConsumer(db, consumer.id);
+  const providers = providersOfConsumer(db, consumer.id);
+  touch(providers.map((p) => p.id));
+  const providerUuids = providers.map((p) => p.uuid);
   run(db, 'DELETE FROM allocations WHERE consumer_id = ?', consumer.id);
   run(db, 'DELETE FROM consumers WHERE id = ?', consumer.id);
   return { consumer, providerUuids };

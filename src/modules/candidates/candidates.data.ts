@@ -58,6 +58,26 @@ export function capacityRows(db: Db, classId: number, roots: readonly number[] |
   });
 }
 
+/** Every inventory of these providers with its usage: class id -> rows. */
+export function capacityRowsOfProviders(db: Db, ids: readonly number[]): Map<number, CapacityRow[]> {
+  const found = rows<[number, number, number, number, number, number, number, number, number, number]>(
+    db,
+    `SELECT i.resource_class_id, i.resource_provider_id, rp.root_id, i.total, i.reserved, i.allocation_ratio, i.min_unit, i.max_unit, i.step_size, ${USED}
+     FROM inventories i JOIN resource_providers rp ON rp.id = i.resource_provider_id
+     WHERE i.resource_provider_id IN (SELECT value FROM json_each(?))`,
+    list(ids),
+  );
+  const byClass = new Map<number, CapacityRow[]>();
+  for (const [classId, id, rootId, total, reserved, allocationRatio, minUnit, maxUnit, stepSize, used] of found) {
+    const capacity = capacityOf({ total, reserved, allocationRatio });
+    const row = { id, rootId, capacity, used, room: Math.min(maxUnit, capacity - used), minUnit, maxUnit, stepSize };
+    const list = byClass.get(classId);
+    if (list) list.push(row);
+    else byClass.set(classId, [row]);
+  }
+  return byClass;
+}
+
 /** Who holds each of these traits: trait id -> provider id -> root id. */
 export function traitHolders(db: Db, traitIds: readonly number[]): Map<number, Map<number, number>> {
   const holders = new Map<number, Map<number, number>>(traitIds.map((id) => [id, new Map()]));
@@ -132,6 +152,23 @@ export function changeSince(before: DataVersion, now: DataVersion): 'same' | 'us
   if (before.others !== now.others) return 'other';
   if (before.changes === now.changes) return 'same';
   return now.changes - before.changes === now.usageChanges - before.usageChanges ? 'usage' : 'other';
+}
+
+/**
+ * The providers whose usage changed between two versions, when only usage changed on this connection
+ * (changeSince says 'usage') and the writes are still in db.usageLog; otherwise null: not known.
+ */
+export function usageTouchedSince(db: Db, before: DataVersion, now: DataVersion): Set<number> | null {
+  if (changeSince(before, now) !== 'usage' || before.changes < db.usageLog.from) return null;
+  const touched = new Set<number>();
+  let counted = 0;
+  for (const write of db.usageLog.writes) {
+    if (write.changes <= before.changes || write.changes > now.changes) continue;
+    counted++;
+    for (const id of write.providers) touched.add(id);
+  }
+  // Every change since was a logged write of usage (at least one, since something changed).
+  return counted ? touched : null;
 }
 
 /** Whether some root has every required trait and none of the forbidden ones. */

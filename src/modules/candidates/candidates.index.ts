@@ -21,9 +21,11 @@ export interface TreeCatalog {
 }
 
 export interface ClassInventories {
-  /** Largest room first: the rows able to give an amount come first. */
+  /** Largest room first: the rows able to give an amount come first (equal rooms in the order read). */
   rows: CapacityRow[];
   byProvider: Map<number, CapacityRow>;
+  /** For a class read whole: each provider's place in the order read. */
+  order?: Map<number, number>;
 }
 
 const indexes = new WeakMap<Db, CandidateIndex>();
@@ -51,6 +53,15 @@ export class CandidateIndex {
     this.traitIds = same?.traitIds ?? read.allNames(db, 'traits');
     this.classIds = same?.classIds ?? read.allNames(db, 'resource_classes');
     if (!same) return;
+    // The classes read whole: only the rows of the providers written are read again.
+    const touched = read.usageTouchedSince(db, same.version, version);
+    if (touched && same.classes.size) {
+      const now = read.capacityRowsOfProviders(db, [...touched]);
+      for (const [classId, before] of same.classes) {
+        const patched = withRows(before, touched, now.get(classId) ?? []);
+        if (patched) this.classes.set(classId, patched);
+      }
+    }
     this.holders = same.holders;
     this.members = same.members;
     this.anchors = same.anchors;
@@ -81,8 +92,10 @@ export class CandidateIndex {
     const known = this.classes.get(classId);
     if (known || roots === null) {
       if (known) return known;
-      const rows = byRoom(read.capacityRows(this.db, classId, null));
-      const whole = { rows, byProvider: new Map(rows.map((r) => [r.id, r])) };
+      const read_ = read.capacityRows(this.db, classId, null);
+      const order = new Map(read_.map((r, i) => [r.id, i]));
+      const rows = byRoom(read_);
+      const whole = { rows, byProvider: new Map(rows.map((r) => [r.id, r])), order };
       this.classes.set(classId, whole);
       return whole;
     }
@@ -166,6 +179,31 @@ export class CandidateIndex {
 }
 
 const byRoom = (rows: CapacityRow[]) => rows.sort((a, b) => b.room - a.room);
+
+/**
+ * A class read whole, with the rows of some providers as they are now (their usage changed, nothing else):
+ * each goes back where a new read would put it, by room and then in the order read. Null when a row is new.
+ */
+function withRows(before: ClassInventories, touched: Set<number>, now: CapacityRow[]): ClassInventories | null {
+  const { order } = before;
+  if (!order || now.length !== [...touched].filter((id) => before.byProvider.has(id)).length) return null;
+  const rows = before.rows.filter((r) => !touched.has(r.id));
+  const byProvider = new Map(before.byProvider);
+  const after = (a: CapacityRow, b: CapacityRow) => a.room < b.room || (a.room === b.room && order.get(a.id)! > order.get(b.id)!);
+  for (const row of now) {
+    if (!order.has(row.id)) return null;
+    let lo = 0;
+    let hi = rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (after(row, rows[mid])) lo = mid + 1;
+      else hi = mid;
+    }
+    rows.splice(lo, 0, row);
+    byProvider.set(row.id, row);
+  }
+  return { rows, byProvider, order };
+}
 
 /** Providers, inventories and traits of some trees (null: all), read in three statements (two when the traits are known). */
 export function readTrees(db: Db, roots: readonly number[] | null, traits: Map<number, string[]> | null = null): TreeCatalog {

@@ -12,13 +12,13 @@
 // using it are solved again one after the other on what the earlier ones leave, and the total is then
 // bounded by the classes' capacity/amount ratios over the whole cloud (exact only when they meet).
 import type { Db } from '../../db/client.js';
-import { CandidateIndex } from '../candidates/candidates.index.js';
-import { fromInput } from '../candidates/candidates.request.js';
+import { CandidateIndex, type ClassInventories } from '../candidates/candidates.index.js';
+import { fromInput, type SearchRequest } from '../candidates/candidates.request.js';
 import { SearchFacts, type GroupPlan } from '../candidates/candidates.facts.js';
 import { planGroups } from '../candidates/candidates.plan.js';
 import { Enumerator, Layout, yieldToEventLoop, type Candidate } from '../candidates/candidates.enumerate.js';
 import { AnswerShape } from '../candidates/candidates.answer.js';
-import { changeSince, dataVersion, providersById, type DataVersion } from '../candidates/candidates.data.js';
+import { changeSince, dataVersion, providersById, usageTouchedSince, type CapacityRow, type DataVersion } from '../candidates/candidates.data.js';
 import type { CandidateRequest, CandidatesRequestInput } from '../candidates/candidates.types.js';
 import type { ProviderRow } from '../providers/providers.service.js';
 import { fitsUnits } from '../../rules/capacity.js';
@@ -102,8 +102,8 @@ interface TreeWork {
   fits: number;
   atMost: number;
   proven: boolean;
-  /** Whether a candidate PUT refuses still fits after the plan (Placement would still list it). */
-  leftover: boolean;
+  /** The keys its candidates use (each once). */
+  usedKeys: number[];
 }
 
 /** What a request asks per class: the total per instance and the pieces (one per group asking it). */
@@ -141,6 +141,35 @@ class Keys {
 const answers = new WeakMap<Db, { version: DataVersion; byRequest: Map<string, Promise<HeadroomResult>> }>();
 const KEPT_ANSWERS = 200;
 
+/**
+ * What the solve of each request leaves for the next one (the newest, per request): its plans, keys and
+ * every tree solved alone. When only usage changed since, on this connection, and the providers written
+ * are known (usageTouchedSince), only the trees those providers are in reach of are planned, listed and
+ * solved again; the other trees' figures are those of the last solve (a tree's candidates and count
+ * depend only on its own providers and the sharing providers anchored at it). Anything else: all again.
+ */
+const states = new WeakMap<Db, Map<string, Promise<SolveState | null>>>();
+
+interface SolveState {
+  version: DataVersion;
+  plans: GroupPlan[];
+  demands: ClassDemand[];
+  posOf: Map<number, number>;
+  keys: Keys;
+  /** Roots where every group has options, in order. */
+  anchors: number[];
+  /** Each anchor's tree, solved alone on the free capacity of `version`. */
+  trees: Map<number, TreeWork>;
+  /**
+   * Keys of sharing providers (the only ones candidates of several trees can use): the trees whose
+   * candidates use each, and what their solutions alone take of it.
+   */
+  users: Map<number, { roots: Set<number>; taken: number }>;
+  /** The keys some tree's options reach (how many trees), and their free capacity summed per class. */
+  reach: Map<number, number>;
+  reachSums: ReachSums;
+}
+
 /** How many more instances of a request fit. Bad requests throw RequestRejected (Placement's status and message). */
 export function headroom(db: Db, input: CandidatesRequestInput): Promise<HeadroomResult> {
   const version = dataVersion(db);
@@ -150,7 +179,7 @@ export function headroom(db: Db, input: CandidatesRequestInput): Promise<Headroo
   let answer = kept.byRequest.get(key);
   if (!answer) {
     if (kept.byRequest.size >= KEPT_ANSWERS) kept.byRequest.clear();
-    answer = solve(db, input);
+    answer = solve(db, input, key);
     kept.byRequest.set(key, answer);
     const byRequest = kept.byRequest;
     answer.catch(() => byRequest.delete(key));
@@ -158,91 +187,243 @@ export function headroom(db: Db, input: CandidatesRequestInput): Promise<Headroo
   return answer;
 }
 
-async function solve(db: Db, input: CandidatesRequestInput): Promise<HeadroomResult> {
+function solve(db: Db, input: CandidatesRequestInput, key: string): Promise<HeadroomResult> {
+  let byRequest = states.get(db);
+  if (!byRequest) states.set(db, (byRequest = new Map()));
+  const previous = byRequest.get(key);
+  if (!previous && byRequest.size >= KEPT_ANSWERS) byRequest.clear();
+  let result!: Promise<HeadroomResult>;
+  // The states of one request are made one after the other: each starts from the one before.
+  const state = (async () => {
+    const prior = previous ? await previous.catch(() => null) : null;
+    const out = await advance(db, input, prior);
+    result = Promise.resolve(out.result);
+    return out.state;
+  })();
+  byRequest.set(key, state);
+  state.catch(() => byRequest.get(key) === state && byRequest.delete(key));
+  return state.then(() => result);
+}
+
+async function advance(db: Db, input: CandidatesRequestInput, prior: SolveState | null): Promise<{ state: SolveState; result: HeadroomResult }> {
   const request = { ...fromInput(input), limit: null };
   const index = CandidateIndex.of(db);
   const facts = new SearchFacts(index, request);
-  // Not strict: a group satisfied nowhere leaves no anchor (the search would stop there with no candidate).
-  const plans = planGroups(facts, false);
-  const layout = new Layout(plans);
-
-  // Per class asked: its total per instance and its pieces.
-  const demands: ClassDemand[] = [];
-  const posOf = new Map<number, number>();
-  for (const plan of plans) {
-    plan.classIds.forEach((classId, k) => {
-      let pos = posOf.get(classId);
-      if (pos === undefined) {
-        posOf.set(classId, (pos = demands.length));
-        demands.push({ classId, name: plan.group.resources[k][0], total: 0, pieces: [], minPiece: Infinity });
+  const touched = prior && usageTouchedSince(db, prior.version, index.version);
+  let state: SolveState;
+  if (prior && touched) {
+    // The trees the written providers are in reach of: their own, and every anchor of a sharing one.
+    const links = index.providerLinks();
+    const roots = new Set<number>();
+    for (const id of touched) {
+      const link = links.get(id);
+      if (link) roots.add(link[0]);
+      if (facts.sharing.has(id)) for (const anchor of facts.anchorsOf(id)) roots.add(anchor);
+    }
+    // Their options, planned on their own providers and the sharing ones (what options there come from).
+    const part = new FactsWithin(index, request, roots);
+    for (const [classId, inventories] of facts.classes) part.classes.set(classId, rowsWithin(inventories, touched, roots, facts.sharing));
+    const partPlans = planGroups(part, false);
+    const plans = prior.plans.map((plan, i) => {
+      const optionsByAnchor = new Map(plan.optionsByAnchor);
+      for (const root of roots) {
+        const options = partPlans[i].optionsByAnchor.get(root);
+        if (options) optionsByAnchor.set(root, options);
+        else optionsByAnchor.delete(root);
       }
-      const d = demands[pos];
-      d.total += plan.amounts[k];
-      d.pieces.push(plan.amounts[k]);
-      d.minPiece = Math.min(d.minPiece, plan.amounts[k]);
+      return { ...plan, masks: partPlans[i].masks, optionsByAnchor };
     });
+    const { keys, demands, trees } = prior;
+    // The free capacity of the written providers' keys, as now.
+    const classCount = Math.max(1, demands.length);
+    for (const id of touched) {
+      demands.forEach((d, pos) => {
+        const k = keys.index.get(id * classCount + pos);
+        if (k === undefined) return;
+        const reached = prior.reach.has(k);
+        if (reached) addReach(k, keys.free[k], keys, demands, prior.reachSums, -1);
+        keys.free[k] = freeOf(facts, id, d.classId);
+        if (reached) addReach(k, keys.free[k], keys, demands, prior.reachSums, 1);
+      });
+    }
+    for (const root of roots) {
+      const tree = trees.get(root);
+      if (!tree) continue;
+      trees.delete(root);
+      countUsers(tree, keys, facts.sharing, prior, -1);
+    }
+    const anchors = prior.anchors.filter((a) => !roots.has(a));
+    for (const root of roots) if (plans.length && plans.every((p) => p.optionsByAnchor.has(root))) anchors.push(root);
+    state = { ...prior, version: index.version, plans, anchors: anchors.sort((a, b) => a - b) };
+  } else {
+    // Not strict: a group satisfied nowhere leaves no anchor (the search would stop there with no candidate).
+    const plans = planGroups(facts, false);
+    // Per class asked: its total per instance and its pieces.
+    const demands: ClassDemand[] = [];
+    const posOf = new Map<number, number>();
+    for (const plan of plans) {
+      plan.classIds.forEach((classId, k) => {
+        let pos = posOf.get(classId);
+        if (pos === undefined) {
+          posOf.set(classId, (pos = demands.length));
+          demands.push({ classId, name: plan.group.resources[k][0], total: 0, pieces: [], minPiece: Infinity });
+        }
+        const d = demands[pos];
+        d.total += plan.amounts[k];
+        d.pieces.push(plan.amounts[k]);
+        d.minPiece = Math.min(d.minPiece, plan.amounts[k]);
+      });
+    }
+    const anchors = plans.length ? [...plans[0].optionsByAnchor.keys()].filter((a) => plans.every((p) => p.optionsByAnchor.has(a))).sort((a, b) => a - b) : [];
+    state = { version: index.version, plans, demands, posOf, keys: new Keys(Math.max(1, demands.length)), anchors, trees: new Map(), users: new Map(), reach: new Map(), reachSums: { sums: demands.map(() => 0), pieces: demands.map(() => 0) } };
   }
+  return { state, result: await finish(db, facts, state) };
+}
+
+/** A search's facts for planning some trees only: a sharing provider is anchored at those of them it serves. */
+class FactsWithin extends SearchFacts {
+  constructor(
+    index: CandidateIndex,
+    request: SearchRequest,
+    private readonly roots: Set<number>,
+  ) {
+    super(index, request);
+  }
+
+  override anchorsOf(id: number): number[] {
+    return super.anchorsOf(id).filter((anchor) => this.roots.has(anchor));
+  }
+}
+
+/** A class's rows in some trees and the sharing providers' (kept for the other requests asking after the same write). */
+const within = new WeakMap<ClassInventories, { touched: Set<number>; rows: ClassInventories }>();
+function rowsWithin(inventories: ClassInventories, touched: Set<number>, roots: Set<number>, sharing: Map<number, number>): ClassInventories {
+  const known = within.get(inventories);
+  if (known && known.touched.size === touched.size && [...touched].every((id) => known.touched.has(id))) return known.rows;
+  const rows: CapacityRow[] = [];
+  for (const r of inventories.rows) if (roots.has(r.rootId) || sharing.has(r.id)) rows.push(r);
+  const part = { rows, byProvider: inventories.byProvider };
+  within.set(inventories, { touched, rows: part });
+  return part;
+}
+
+/** The free capacity of a provider's inventory of a class (0 without one). */
+function freeOf(facts: SearchFacts, provider: number, classId: number): number {
+  const row = facts.classes.get(classId)?.byProvider.get(provider);
+  return row ? Math.max(0, row.capacity - row.used) : 0;
+}
+
+/** Adds (sign 1) or takes away (sign -1) a tree solved alone from the users of sharing providers' keys. */
+function countUsers(tree: TreeWork, keys: Keys, sharing: Map<number, number>, state: SolveState, sign: 1 | -1) {
+  const { users, reach, reachSums, demands } = state;
+  for (const k of new Set(tree.reach)) {
+    const n = (reach.get(k) ?? 0) + sign;
+    if (n === 0 || (n === 1 && sign > 0)) addReach(k, keys.free[k], keys, demands, reachSums, sign);
+    if (n) reach.set(k, n);
+    else reach.delete(k);
+  }
+  for (const k of tree.usedKeys) {
+    if (!sharing.has(keys.provider[k])) continue;
+    let user = users.get(k);
+    if (!user) users.set(k, (user = { roots: new Set(), taken: 0 }));
+    if (sign > 0) user.roots.add(tree.root);
+    else user.roots.delete(tree.root);
+  }
+  tree.counts.forEach((n, i) => {
+    if (!n) return;
+    const p = tree.patterns[i];
+    p.keys.forEach((k, j) => {
+      const user = users.get(k);
+      if (user) user.taken += sign * n * p.amounts[j];
+    });
+  });
+}
+
+/** Where a value is in a sorted list of distinct numbers. */
+function sortedIndex(sorted: number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Lists and solves alone the trees the state lacks, then puts every tree together: the request's headroom. */
+async function finish(db: Db, facts: SearchFacts, state: SolveState): Promise<HeadroomResult> {
+  const { plans, demands, posOf, keys, anchors, users } = state;
+  const layout = new Layout(plans);
   const rowOf = (provider: number, classId: number) => facts.classes.get(classId)?.byProvider.get(provider);
-  const keys = new Keys(Math.max(1, demands.length));
-  const keyOf = (provider: number, pos: number) =>
-    keys.of(provider, pos, () => {
-      const row = rowOf(provider, demands[pos].classId);
-      return row ? Math.max(0, row.capacity - row.used) : 0;
-    });
+  const keyOf = (provider: number, pos: number) => keys.of(provider, pos, () => freeOf(facts, provider, demands[pos].classId));
 
-  const anchors = plans.length ? [...plans[0].optionsByAnchor.keys()].filter((a) => plans.every((p) => p.optionsByAnchor.has(a))).sort((a, b) => a - b) : [];
-  const trees: TreeWork[] = [];
-  const usersOfKey = new Map<number, number>();
+  const alone: TreeWork[] = new Array(anchors.length);
   let slice = 0;
-  for (const anchor of anchors) {
-    if (++slice % TREES_PER_SLICE === 0) await yieldToEventLoop();
-    const tree = listPatterns(facts, plans, layout, anchor, keyOf, posOf, rowOf);
-    for (const k of new Set(tree.patterns.flatMap((p) => p.keys))) usersOfKey.set(k, (usersOfKey.get(k) ?? 0) + 1);
-    trees.push(tree);
+  for (let i = 0; i < anchors.length; i++) {
+    let tree = state.trees.get(anchors[i]);
+    if (!tree) {
+      if (++slice % TREES_PER_SLICE === 0) await yieldToEventLoop();
+      tree = listPatterns(facts, plans, layout, anchors[i], keyOf, posOf, rowOf);
+      // Each tree alone, on today's free capacity.
+      solveTree(tree, keys.free, keys, demands);
+      state.trees.set(anchors[i], tree);
+      countUsers(tree, keys, facts.sharing, state, 1);
+    }
+    alone[i] = tree;
   }
 
-  // Each tree alone, on today's free capacity.
-  const free = keys.free.slice();
-  for (const tree of trees) {
-    if (++slice % TREES_PER_SLICE === 0) await yieldToEventLoop();
-    solveTree(tree, free, keys, demands);
-  }
   // Together: inventories several trees use may be overrun by the solutions added up.
-  const sharedKeys = new Set([...usersOfKey].filter(([, n]) => n > 1).map(([k]) => k));
-  const coupled = trees.filter((t) => t.patterns.some((p) => p.keys.some((k) => sharedKeys.has(k))));
-  const coupledSet = new Set(coupled);
-  const taken = new Array<number>(free.length).fill(0);
-  for (const tree of trees) addCounts(tree, taken, 1);
-  if (coupled.length && sharedKeys.size && [...sharedKeys].some((k) => taken[k] > free[k])) {
+  const trees = alone.slice();
+  const free = keys.free;
+  // Inventories several trees use, the trees using them (in order), and whether their solutions overrun one.
+  const coupledRoots = new Set<number>();
+  let overrun = false;
+  for (const [k, user] of users) {
+    if (user.roots.size < 2) continue;
+    for (const root of user.roots) coupledRoots.add(root);
+    if (user.taken > free[k]) overrun = true;
+  }
+  const coupledAt = [...coupledRoots].map((root) => sortedIndex(anchors, root)).sort((a, b) => a - b);
+  if (overrun) {
+    const coupledSet = new Set(coupledAt);
     const left = free.slice();
-    for (const tree of trees) if (!coupledSet.has(tree)) addCounts(tree, left, -1);
-    for (const tree of coupled) {
-      const alone = { fits: tree.fits, atMost: tree.atMost, proven: tree.proven };
+    trees.forEach((tree, i) => coupledSet.has(i) || addCounts(tree, left, -1));
+    for (const i of coupledAt) {
+      // Solved again on what the earlier ones leave, on a copy: the tree alone is kept for the next solve.
+      const tree: TreeWork = { ...alone[i] };
       solveTree(tree, left, keys, demands);
       addCounts(tree, left, -1);
       // The tree's own bound stays the one found alone (it is proven only if nothing was lost).
-      tree.atMost = alone.atMost;
-      tree.proven = alone.proven && tree.fits === alone.fits;
+      tree.atMost = alone[i].atMost;
+      tree.proven = alone[i].proven && tree.fits === alone[i].fits;
+      trees[i] = tree;
     }
   }
 
-  // What the plan leaves.
-  const after = keys.free.slice();
-  for (const tree of trees) addCounts(tree, after, -1);
+  // What the plan leaves, made when asked (on the free capacity of now: the next solve changes `free`).
+  const freeNow = free.slice();
+  let leftAfter: number[] | null = null;
+  const after = () => {
+    if (!leftAfter) {
+      leftAfter = freeNow.slice();
+      for (const tree of trees) addCounts(tree, leftAfter, -1);
+    }
+    return leftAfter;
+  };
   // A candidate Placement would still list (though its PUT refuses it) leaves the count unproven.
-  for (const tree of trees) tree.leftover = tree.refused.some((p) => p.keys.every((k, i) => after[k] >= p.amounts[i]));
+  const leftover = trees.map((t) => t.refused.length > 0 && t.refused.some((p) => p.keys.every((k, i) => after()[k] >= p.amounts[i])));
 
-  const fits = trees.reduce((n, t) => n + t.fits, 0);
-  let atMost = trees.reduce((n, t) => n + (t.proven ? t.fits : t.atMost), 0);
-  if (coupled.length) atMost = Math.min(atMost, Math.max(fits, ratioBound([...new Set(trees.flatMap((t) => t.reach))], keys.free, keys, demands)));
-  const treeResults: TreeHeadroom[] = trees.map((t) => ({
-    root: t.root,
-    fits: t.fits,
-    atMost: t.proven ? t.fits : Math.max(t.fits, t.atMost),
-    exact: t.proven && !t.leftover,
-    shares: coupledSet.has(t),
-  }));
-  const stranded = strandedAfter(facts, plans, demands, keys, after);
+  let fits = 0;
+  let atMost = 0;
+  for (const t of trees) {
+    fits += t.fits;
+    atMost += t.proven ? t.fits : t.atMost;
+  }
+  if (coupledAt.length) atMost = Math.min(atMost, Math.max(fits, boundOf(state.reachSums, demands)));
+  const coupled = new Set(coupledAt);
+  let treeResults: TreeHeadroom[] | null = null;
+  let stranded: StrandedClass[] | null = null;
 
   const plan = (first = fits): CandidateRequest[] => {
     const picked: Candidate[] = [];
@@ -258,7 +439,26 @@ async function solve(db: Db, input: CandidatesRequestInput): Promise<HeadroomRes
     const s = new AnswerShape(layout, (id) => rows.get(id)!);
     return picked.map((c) => ({ allocations: s.allocations(c), mappings: s.mappings(c) }));
   };
-  return { fits, atMost: Math.max(fits, atMost), exact: fits === Math.max(fits, atMost) && !trees.some((t) => t.leftover), sharing: coupled.length > 0, trees: treeResults, stranded, plan };
+  return {
+    fits,
+    atMost: Math.max(fits, atMost),
+    exact: fits === Math.max(fits, atMost) && !leftover.some(Boolean),
+    sharing: coupledAt.length > 0,
+    // Made when asked: a dashboard asks for the counts only.
+    get trees() {
+      return (treeResults ??= trees.map((t, i) => ({
+        root: t.root,
+        fits: t.fits,
+        atMost: t.proven ? t.fits : Math.max(t.fits, t.atMost),
+        exact: t.proven && !leftover[i],
+        shares: coupled.has(i),
+      })));
+    },
+    get stranded() {
+      return (stranded ??= strandedAfter(facts, plans, demands, keys, after()));
+    },
+    plan,
+  };
 }
 
 /** The distinct candidates of one tree as demands (PUT-refused ones apart), and the keys its options reach. */
@@ -313,7 +513,7 @@ function listPatterns(
     if (plan.group.suffix === '') lists.forEach((ids, k) => ids.forEach((id) => reach.add(keyOf(id, posOf.get(plan.classIds[k])!))));
     else for (const id of lists[0]) plan.classIds.forEach((classId) => reach.add(keyOf(id, posOf.get(classId)!)));
   }
-  return { root: anchor, patterns, listed, refused, reach: [...reach], counts: patterns.map(() => 0), fits: 0, atMost: 0, proven: false, leftover: false };
+  return { root: anchor, patterns, listed, refused, reach: [...reach], counts: patterns.map(() => 0), fits: 0, atMost: 0, proven: false, usedKeys: usedKeysOf(patterns) };
 }
 
 /**
@@ -344,16 +544,20 @@ function simpleTree(facts: SearchFacts, plans: GroupPlan[], anchor: number, keyO
   walk(0);
   const reach: number[] = [];
   lists.forEach((ids, k) => ids.forEach((id) => reach.push(keyOf(id, pos[k]))));
-  return { root: anchor, patterns, listed: true, refused: [], reach, counts: patterns.map(() => 0), fits: 0, atMost: 0, proven: false, leftover: false };
+  return { root: anchor, patterns, listed: true, refused: [], reach, counts: patterns.map(() => 0), fits: 0, atMost: 0, proven: false, usedKeys: usedKeysOf(patterns) };
 }
+
+const usedKeysOf = (patterns: Pattern[]) => [...new Set(patterns.flatMap((p) => p.keys))];
 
 /** Adds (sign 1) or takes away (sign -1) the demand of a tree's counts. */
 function addCounts(tree: TreeWork, into: number[], sign: 1 | -1) {
-  tree.counts.forEach((n, i) => {
-    if (!n) return;
-    const p = tree.patterns[i];
-    p.keys.forEach((k, j) => (into[k] += sign * n * p.amounts[j]));
-  });
+  const { counts, patterns } = tree;
+  for (let i = 0; i < counts.length; i++) {
+    const n = counts[i];
+    if (!n) continue;
+    const { keys, amounts } = patterns[i];
+    for (let j = 0; j < keys.length; j++) into[keys[j]] += sign * n * amounts[j];
+  }
 }
 
 /**
@@ -363,12 +567,24 @@ function addCounts(tree: TreeWork, into: number[], sign: 1 | -1) {
 function ratioBound(reach: readonly number[], free: number[], keys: Keys, demands: ClassDemand[]): number {
   const sums = demands.map(() => 0);
   const pieces = demands.map(() => 0);
-  for (const k of reach) {
-    const pos = keys.classPos[k];
-    const f = Math.max(0, free[k]);
-    sums[pos] += f;
-    pieces[pos] += Math.floor(f / demands[pos].minPiece);
-  }
+  for (const k of reach) addReach(k, free[k], keys, demands, { sums, pieces }, 1);
+  return boundOf({ sums, pieces }, demands);
+}
+
+/** Free capacity and whole pieces per class over some keys. */
+interface ReachSums {
+  sums: number[];
+  pieces: number[];
+}
+
+function addReach(k: number, free: number, keys: Keys, demands: ClassDemand[], into: ReachSums, sign: 1 | -1) {
+  const pos = keys.classPos[k];
+  const f = Math.max(0, free);
+  into.sums[pos] += sign * f;
+  into.pieces[pos] += sign * Math.floor(f / demands[pos].minPiece);
+}
+
+function boundOf({ sums, pieces }: ReachSums, demands: ClassDemand[]): number {
   let bound = Infinity;
   demands.forEach((d, pos) => {
     bound = Math.min(bound, Math.floor(sums[pos] / d.total), Math.floor(pieces[pos] / d.pieces.length));
@@ -478,7 +694,8 @@ function strandedAfter(facts: SearchFacts, plans: GroupPlan[], demands: ClassDem
       const before = row.capacity - row.used;
       if (before <= 0) continue;
       const k = keys.index.get(row.id * Math.max(1, demands.length) + pos);
-      const now = k === undefined ? before : after[k];
+      // A key made after `after` (by a later solve) was used by no tree of this one.
+      const now = k === undefined || k >= after.length ? before : after[k];
       free += before;
       if (now <= 0) continue;
       left += now;

@@ -4,7 +4,7 @@
 import type { Db } from '../../db/client.js';
 import { list, statement } from '../../db/sql.js';
 import { capacityOf } from '../../rules/capacity.js';
-import { changeSince, dataVersion, type DataVersion } from '../candidates/candidates.data.js';
+import { changeSince, dataVersion, usageTouchedSince, type DataVersion } from '../candidates/candidates.data.js';
 import type { CandidatesRequestInput } from '../candidates/candidates.types.js';
 import { BootRequestError, buildBootRequest, type FlavorSpec, type ImageSpec } from '../flavors/boot-request.js';
 import { extraSpecsOfFlavors, flavorByName } from '../flavors/flavors.service.js';
@@ -91,6 +91,89 @@ function namesByProvider(db: Db, kind: 'aggregates' | 'traits'): Map<number, str
   return byProvider;
 }
 
+/**
+ * What rollups are made of, kept while only usage changes: the providers matching each filter asked with
+ * their inventories (after a write of usage on this connection, the usage of the providers written is read
+ * again and the rest kept; a filter on resources, whose matches depend on usage, is read again whole), and
+ * the aggregates and traits of every provider. Any other change: all read again.
+ */
+interface RollupBase {
+  version: DataVersion;
+  facts: Map<string, ProviderFacts[]>;
+  names: Map<'aggregates' | 'traits', Map<number, string[]>>;
+  /** Per filter kept, provider id -> its place in the facts (made when first needed, kept while only usage changes). */
+  positions: Map<string, Map<number, number>>;
+  /** When made from the base of `since` after a write of usage: what the usage of each provider written changed by, per class. */
+  changed: { since: DataVersion; deltas: Map<number, Map<string, number>>; positions: Map<string, Map<number, number>> } | null;
+}
+
+const bases = new WeakMap<Db, RollupBase>();
+
+function baseOf(db: Db): RollupBase {
+  const version = dataVersion(db);
+  const known = bases.get(db);
+  if (known && changeSince(known.version, version) === 'same') return known;
+  const touched = known && usageTouchedSince(db, known.version, version);
+  const base: RollupBase = { version, facts: new Map(), names: touched ? known!.names : new Map(), positions: new Map(), changed: null };
+  if (touched) {
+    const usage = usageOf(db, [...touched]);
+    const deltas = new Map<number, Map<string, number>>();
+    for (const [key, list] of known!.facts) {
+      if ((JSON.parse(key) as ProviderFilter).resources?.length) continue;
+      let positions = known!.positions.get(key);
+      if (!positions) known!.positions.set(key, (positions = new Map(list.map((p, i) => [p.id, i]))));
+      const facts = list.slice();
+      for (const id of touched) {
+        const i = positions.get(id);
+        if (i === undefined) continue;
+        const p = facts[i];
+        const inventories = p.inventories.map((inv) => ({ ...inv, used: usage.get(p.id)?.get(inv.resourceClass) ?? 0 }));
+        facts[i] = { ...p, inventories };
+        let delta = deltas.get(p.id);
+        if (!delta) deltas.set(p.id, (delta = new Map()));
+        p.inventories.forEach((inv, k) => inventories[k].used !== inv.used && delta!.set(inv.resourceClass, inventories[k].used - inv.used));
+      }
+      base.facts.set(key, facts);
+      base.positions.set(key, positions);
+    }
+    base.changed = { since: known!.version, deltas, positions: base.positions };
+  }
+  bases.set(db, base);
+  return base;
+}
+
+/** Usage of these providers: provider id -> class -> used (one statement). */
+function usageOf(db: Db, ids: number[]): Map<number, Map<string, number>> {
+  const byProvider = new Map<number, Map<string, number>>();
+  for (const [id, resourceClass, used] of rows<[number, string, number]>(
+    db,
+    `SELECT a.resource_provider_id, rc.name, SUM(a.used) FROM allocations a JOIN resource_classes rc ON rc.id = a.resource_class_id
+     WHERE a.resource_provider_id IN (SELECT value FROM json_each(?)) GROUP BY a.resource_provider_id, rc.name`,
+    list(ids),
+  )) {
+    let classes = byProvider.get(id);
+    if (!classes) byProvider.set(id, (classes = new Map()));
+    classes.set(resourceClass, used);
+  }
+  return byProvider;
+}
+
+function factsOf(db: Db, base: RollupBase, filter: ProviderFilter): ProviderFacts[] {
+  const key = JSON.stringify(filter);
+  let facts = base.facts.get(key);
+  if (!facts) {
+    if (base.facts.size >= 20) base.facts.clear();
+    base.facts.set(key, (facts = providerFacts(db, filter)));
+  }
+  return facts;
+}
+
+function namesOf(db: Db, base: RollupBase, kind: 'aggregates' | 'traits'): Map<number, string[]> {
+  let names = base.names.get(kind);
+  if (!names) base.names.set(kind, (names = namesByProvider(db, kind)));
+  return names;
+}
+
 const ORDER: CapacityGroupBy[] = ['AGGREGATE', 'TRAIT', 'ROOT', 'PROVIDER', 'RESOURCE_CLASS'];
 
 /**
@@ -99,56 +182,126 @@ const ORDER: CapacityGroupBy[] = ['AGGREGATE', 'TRAIT', 'ROOT', 'PROVIDER', 'RES
  * group whose aggregate (or trait) is null. Groups come sorted by their key.
  */
 export function capacityRollup(db: Db, filter: ProviderFilter = {}, groupBy: readonly CapacityGroupBy[] = []): CapacityGroup[] {
-  // Kept until the data changes: a dashboard asks the same rollups at every refresh.
+  // Kept until the data changes: a dashboard asks the same rollups at every refresh. After a write of usage
+  // on this connection, the groups of the providers written are made again from the others kept.
   const version = dataVersion(db);
   let kept = rollups.get(db);
-  if (!kept || changeSince(kept.version, version) !== 'same') rollups.set(db, (kept = { version, byKey: new Map() }));
-  const key = JSON.stringify([filter, [...groupBy].sort()]);
-  let answer = kept.byKey.get(key);
-  if (!answer) {
-    if (kept.byKey.size >= 100) kept.byKey.clear();
-    kept.byKey.set(key, (answer = rollup(db, filter, groupBy)));
+  if (!kept || changeSince(kept.version, version) !== 'same') {
+    const base = baseOf(db);
+    const next = { version, byKey: new Map<string, KeptRollup>() };
+    if (kept && base.changed && sameVersion(base.changed.since, kept.version)) {
+      for (const [key, entry] of kept.byKey) {
+        const patched = patchRollup(db, base, entry);
+        if (patched) next.byKey.set(key, patched);
+      }
+    }
+    rollups.set(db, (kept = next));
   }
-  return answer;
+  const key = JSON.stringify([filter, [...groupBy].sort()]);
+  let entry = kept.byKey.get(key);
+  if (!entry) {
+    if (kept.byKey.size >= 100) kept.byKey.clear();
+    kept.byKey.set(key, (entry = rollup(db, filter, groupBy)));
+  }
+  return entry.answer;
 }
 
-const rollups = new WeakMap<Db, { version: DataVersion; byKey: Map<string, CapacityGroup[]> }>();
+interface KeptRollup {
+  filter: ProviderFilter;
+  groupBy: readonly CapacityGroupBy[];
+  answer: CapacityGroup[];
+  /** Group id -> its place in the answer. */
+  at: Map<string, number>;
+}
 
-function rollup(db: Db, filter: ProviderFilter, groupBy: readonly CapacityGroupBy[]): CapacityGroup[] {
+const rollups = new WeakMap<Db, { version: DataVersion; byKey: Map<string, KeptRollup> }>();
+
+const sameVersion = (a: DataVersion, b: DataVersion) => a.changes === b.changes && a.usageChanges === b.usageChanges && a.others === b.others;
+
+type Inventory = ProviderFacts['inventories'][number];
+
+/** The groups a provider counts in: every combination of its keys (the resource class splits its inventories). */
+function membershipsOf(p: ProviderFacts, by: Set<CapacityGroupBy>, aggregates: Map<number, string[]> | null, traits: Map<number, string[]> | null) {
+  let keys: CapacityGroupKey[] = [{ resourceClass: null, aggregate: null, trait: null, rootUuid: by.has('ROOT') ? p.rootUuid : null, providerUuid: by.has('PROVIDER') ? p.uuid : null }];
+  if (aggregates) keys = keys.flatMap((k) => (aggregates.get(p.id) ?? [null]).map((aggregate) => ({ ...k, aggregate })));
+  if (traits) keys = keys.flatMap((k) => (traits.get(p.id) ?? [null]).map((trait) => ({ ...k, trait })));
+  const out: { id: string; key: CapacityGroupKey; inventories: Inventory[] }[] = [];
+  for (const base of keys) {
+    const perClass = by.has('RESOURCE_CLASS') ? p.inventories.map((inv) => ({ key: { ...base, resourceClass: inv.resourceClass }, inventories: [inv] })) : [{ key: base, inventories: p.inventories }];
+    for (const { key, inventories } of perClass) out.push({ id: ORDER.map((k) => keyPart(key, k) ?? '\u0000').join('\u0001'), key, inventories });
+  }
+  return out;
+}
+
+function rollup(db: Db, filter: ProviderFilter, groupBy: readonly CapacityGroupBy[]): KeptRollup {
   const by = new Set(groupBy);
-  const providers = providerFacts(db, filter);
-  const aggregates = by.has('AGGREGATE') ? namesByProvider(db, 'aggregates') : null;
-  const traits = by.has('TRAIT') ? namesByProvider(db, 'traits') : null;
+  const base = baseOf(db);
+  const providers = factsOf(db, base, filter);
+  const aggregates = by.has('AGGREGATE') ? namesOf(db, base, 'aggregates') : null;
+  const traits = by.has('TRAIT') ? namesOf(db, base, 'traits') : null;
   const groups = new Map<string, { key: CapacityGroupKey; providers: Set<number>; resources: Map<string, CapacityResource> }>();
   for (const p of providers) {
-    // Every combination of the provider's keys (all but the resource class, which splits its inventories).
-    let keys: CapacityGroupKey[] = [{ resourceClass: null, aggregate: null, trait: null, rootUuid: by.has('ROOT') ? p.rootUuid : null, providerUuid: by.has('PROVIDER') ? p.uuid : null }];
-    if (aggregates) keys = keys.flatMap((k) => (aggregates.get(p.id) ?? [null]).map((aggregate) => ({ ...k, aggregate })));
-    if (traits) keys = keys.flatMap((k) => (traits.get(p.id) ?? [null]).map((trait) => ({ ...k, trait })));
-    for (const base of keys) {
-      const perClass = by.has('RESOURCE_CLASS') ? p.inventories.map((inv) => ({ key: { ...base, resourceClass: inv.resourceClass }, inventories: [inv] })) : [{ key: base, inventories: p.inventories }];
-      for (const { key, inventories } of perClass) {
-        const id = ORDER.map((k) => keyPart(key, k) ?? '\u0000').join('\u0001');
-        let group = groups.get(id);
-        if (!group) groups.set(id, (group = { key, providers: new Set(), resources: new Map() }));
-        group.providers.add(p.id);
-        for (const inv of inventories) {
-          let r = group.resources.get(inv.resourceClass);
-          if (!r) group.resources.set(inv.resourceClass, (r = { resourceClass: inv.resourceClass, total: 0, reserved: 0, capacity: 0, used: 0, free: 0, providerCount: 0 }));
-          r.total += inv.total;
-          r.reserved += inv.reserved;
-          r.capacity += inv.capacity;
-          r.used += inv.used;
-          r.free += inv.capacity - inv.used;
-          r.providerCount++;
-        }
+    for (const { id, key, inventories } of membershipsOf(p, by, aggregates, traits)) {
+      let group = groups.get(id);
+      if (!group) groups.set(id, (group = { key, providers: new Set(), resources: new Map() }));
+      group.providers.add(p.id);
+      for (const inv of inventories) {
+        let r = group.resources.get(inv.resourceClass);
+        if (!r) group.resources.set(inv.resourceClass, (r = { resourceClass: inv.resourceClass, total: 0, reserved: 0, capacity: 0, used: 0, free: 0, providerCount: 0 }));
+        r.total += inv.total;
+        r.reserved += inv.reserved;
+        r.capacity += inv.capacity;
+        r.used += inv.used;
+        r.free += inv.capacity - inv.used;
+        r.providerCount++;
       }
     }
   }
-  if (groups.size === 0 && by.size === 0) return [{ key: { resourceClass: null, aggregate: null, trait: null, rootUuid: null, providerUuid: null }, providerCount: 0, resources: [] }];
-  return [...groups.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, g]) => ({ key: g.key, providerCount: g.providers.size, resources: [...g.resources.values()].sort((a, b) => (a.resourceClass < b.resourceClass ? -1 : 1)) }));
+  const at = new Map<string, number>();
+  if (groups.size === 0 && by.size === 0) return { filter, groupBy, at, answer: [{ key: { resourceClass: null, aggregate: null, trait: null, rootUuid: null, providerUuid: null }, providerCount: 0, resources: [] }] };
+  const sorted = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  sorted.forEach(([id], i) => at.set(id, i));
+  return {
+    filter,
+    groupBy,
+    at,
+    answer: sorted.map(([, g]) => ({ key: g.key, providerCount: g.providers.size, resources: [...g.resources.values()].sort((a, b) => (a.resourceClass < b.resourceClass ? -1 : 1)) })),
+  };
+}
+
+/**
+ * A kept rollup after a write of usage: the groups of the providers written, with their usage now (the
+ * others as they were). Null when it must be made again: a filter on resources (its matches depend on usage).
+ */
+function patchRollup(db: Db, base: RollupBase, entry: KeptRollup): KeptRollup | null {
+  if (entry.filter.resources?.length || !base.changed) return null;
+  const facts = base.facts.get(JSON.stringify(entry.filter));
+  if (!facts) return null;
+  const by = new Set(entry.groupBy);
+  const aggregates = by.has('AGGREGATE') ? namesOf(db, base, 'aggregates') : null;
+  const traits = by.has('TRAIT') ? namesOf(db, base, 'traits') : null;
+  const answer = entry.answer.slice();
+  const copied = new Set<number>();
+  for (const [id, deltas] of base.changed.deltas) {
+    const p = facts[base.changed.positions.get(JSON.stringify(entry.filter))?.get(id) ?? -1];
+    if (!p || p.id !== id) continue;
+    for (const { id: groupId, inventories } of membershipsOf(p, by, aggregates, traits)) {
+      const i = entry.at.get(groupId);
+      if (i === undefined) return null;
+      for (const inv of inventories) {
+        const delta = deltas.get(inv.resourceClass);
+        if (!delta) continue;
+        if (!copied.has(i)) {
+          copied.add(i);
+          answer[i] = { ...answer[i], resources: answer[i].resources.map((r) => ({ ...r })) };
+        }
+        const r = answer[i].resources.find((x) => x.resourceClass === inv.resourceClass)!;
+        r.used += delta;
+        r.free -= delta;
+      }
+    }
+  }
+  return { ...entry, answer };
 }
 
 function keyPart(key: CapacityGroupKey, by: CapacityGroupBy): string | null {
