@@ -79,10 +79,17 @@ function plainParams(body: Buffer): Params | null {
   return params as unknown as Params;
 }
 
+/**
+ * Answers with the body as bytes. A string is encoded here, once: handed to `end` as a string, Node
+ * prepends the header text to it (a copy of the whole answer) and encodes it into a buffer sized for
+ * the worst case (three bytes a character), which made a 2.4 MB answer take about 3 ms to hand to the
+ * socket where its bytes take about 1 ms.
+ */
 function send(response: ServerResponse, status: number, headers: Record<string, string>, body: string | Buffer) {
-  headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  headers['content-length'] = String(bytes.length);
   response.writeHead(status, headers);
-  response.end(body);
+  response.end(bytes);
 }
 
 /** yoga answers a request whose body was already read: the same request, its body given whole. */

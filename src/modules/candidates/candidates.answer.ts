@@ -137,7 +137,24 @@ class AllocationRequestView implements CandidateRequest {
   toJSON(): CandidateRequest {
     return this.pieces;
   }
+
+  /** Made for a reader that takes each once (the answer's JSON writer): not kept, so they die young. */
+  passingAllocations(): CandidateAllocation[] {
+    return this.made?.allocations ?? this.shape.allocations(this.candidate);
+  }
+
+  passingMappings(): CandidateMapping[] {
+    return this.made?.mappings ?? this.shape.mappings(this.candidate);
+  }
 }
+
+/**
+ * An allocation request's allocations and mappings for the JSON writer, which reads each once per
+ * request: a large answer's pieces are then garbage as soon as written, rather than kept by their
+ * request until the whole answer is done (every young collection in between copied them).
+ */
+export const passingAllocations = (request: CandidateRequest) => (request instanceof AllocationRequestView ? request.passingAllocations() : request.allocations);
+export const passingMappings = (request: CandidateRequest) => (request instanceof AllocationRequestView ? request.passingMappings() : request.mappings);
 
 /** A provider's summary, made once per tree catalog. */
 function summaryOf(trees: TreeCatalog, row: ProviderRow): ProviderSummary {

@@ -8,6 +8,7 @@ import type { Context } from '../../context.js';
 import { ResourceAmount } from '../common/common.graphql.js';
 import { ResourceProviderRef } from '../providers/providers.graphql.js';
 import { DEFAULT_MAX_CANDIDATES, searchCandidates, searchPlacementQuery } from './candidates.service.js';
+import { passingAllocations, passingMappings } from './candidates.answer.js';
 import type * as T from './candidates.types.js';
 import { CandidatesRequestInputRef } from './candidates.inputs.graphql.js';
 import './candidates.explain.graphql.js';
@@ -39,8 +40,8 @@ const GroupMappingRef = builder.objectRef<T.CandidateMapping>('GroupMapping').im
 export const AllocationRequestRef = builder.objectRef<T.CandidateRequest>('AllocationRequest').implement({
   description: 'One way to place the request: the allocations to claim (the body of PUT /allocations/{consumer}).',
   fields: (t) => ({
-    allocations: t.expose('allocations', { type: [ProviderAllocationRef], description: 'What to take from each provider.' }),
-    mappings: t.expose('mappings', { type: [GroupMappingRef], description: 'Which providers satisfy each request group.' }),
+    allocations: t.expose('allocations', { type: [ProviderAllocationRef], description: 'What to take from each provider.', extensions: { answerJsonValue: passingAllocations } }),
+    mappings: t.expose('mappings', { type: [GroupMappingRef], description: 'Which providers satisfy each request group.', extensions: { answerJsonValue: passingMappings } }),
   }),
 });
 
