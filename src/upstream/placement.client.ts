@@ -1,7 +1,10 @@
 // Talking to a live Placement: the microversion header, bounded concurrency, retries of 5xx and
 // connection errors with backoff, a new token after a 401, and counts of requests by status.
-import { ConnectionError, createHttpClient, type HttpClient, type HttpResponse } from './http.js';
+import { RequestDiscipline, UpstreamUnreachable, type DisciplineOptions } from './discipline.js';
+import { createHttpClient, type HttpClient, type HttpResponse } from './http.js';
 import type { UpstreamSession } from './session.js';
+
+export { UpstreamUnreachable };
 
 /** The microversion the gateway speaks; an older Placement is negotiated down to what it serves. */
 export const WANTED_MICROVERSION = '1.39';
@@ -21,14 +24,7 @@ export class UpstreamError extends Error {
   }
 }
 
-/** The upstream could not be reached at all (after retries). */
-export class UpstreamUnreachable extends Error {}
-
-export interface PlacementClientOptions {
-  concurrency?: number;
-  /** Attempts for a 5xx or a connection error (default 4: waits of 0.2, 0.4, 0.8 s between). */
-  attempts?: number;
-  retryDelayMs?: number;
+export interface PlacementClientOptions extends DisciplineOptions {
   http?: HttpClient;
 }
 
@@ -44,20 +40,14 @@ export class PlacementClient {
   readonly requests = new Map<number, number>();
   requestCount = 0;
   private readonly http: HttpClient;
-  private readonly attempts: number;
-  private readonly retryDelayMs: number;
-  private readonly concurrency: number;
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly discipline: RequestDiscipline;
 
   constructor(
     readonly session: UpstreamSession,
     options: PlacementClientOptions = {},
   ) {
     this.http = options.http ?? createHttpClient(session.tls, Math.max(8, options.concurrency ?? 8));
-    this.attempts = options.attempts ?? 4;
-    this.retryDelayMs = options.retryDelayMs ?? 200;
-    this.concurrency = options.concurrency ?? 8;
+    this.discipline = new RequestDiscipline(session, this.http, options);
   }
 
   /** Reads the version document and settles the microversion; refuses a Placement too old to mirror. */
@@ -73,15 +63,10 @@ export class PlacementClient {
 
   /** One call; the JSON answer, or null for 204. Throws UpstreamError or UpstreamUnreachable. */
   async call<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-    await this.slot();
-    try {
-      const res = await this.send(method, path, body);
-      if (res.status >= 200 && res.status < 300) return (res.body.length ? JSON.parse(res.body.toString('utf8')) : null) as T;
-      const { code, detail } = placementError(res);
-      throw new UpstreamError(res.status, code, detail, method, path);
-    } finally {
-      this.release();
-    }
+    const res = await this.send(method, path, body);
+    if (res.status >= 200 && res.status < 300) return (res.body.length ? JSON.parse(res.body.toString('utf8')) : null) as T;
+    const { code, detail } = placementError(res);
+    throw new UpstreamError(res.status, code, detail, method, path);
   }
 
   close() {
@@ -91,58 +76,16 @@ export class PlacementClient {
   private async send(method: string, path: string, body: unknown): Promise<HttpResponse> {
     const base = await this.session.endpoint('placement');
     if (!base) throw new UpstreamUnreachable((await this.session.missingEndpoint?.('placement')) ?? 'the service catalog has no placement endpoint');
-    let renewed = false;
-    for (let attempt = 1; ; attempt++) {
-      let res: HttpResponse;
-      let token: string;
-      try {
-        token = await this.session.token();
-        res = await this.http.send({
-          method,
-          url: base + path,
-          body,
-          headers: { 'x-auth-token': token, 'openstack-api-version': `placement ${this.microversion}` },
-        });
-      } catch (error) {
-        this.count(0);
-        if (!(error instanceof ConnectionError)) throw error;
-        if (attempt >= this.attempts) throw new UpstreamUnreachable(`Placement at ${base} is unreachable: ${error.code}`);
-        await sleep(this.retryDelayMs * 2 ** (attempt - 1));
-        continue;
-      }
-      this.count(res.status);
-      if (res.status === 401 && !renewed) {
-        renewed = true;
-        await this.session.token(token);
-        attempt--;
-        continue;
-      }
-      // Writes are retried too: Placement answers 5xx before committing, and generations guard the rest.
-      if (res.status >= 500 && attempt < this.attempts) {
-        await sleep(this.retryDelayMs * 2 ** (attempt - 1));
-        continue;
-      }
-      return res;
-    }
+    return this.discipline.send(
+      (token) => ({ method, url: base + path, body, headers: { 'x-auth-token': token, 'openstack-api-version': `placement ${this.microversion}` } }),
+      (status) => this.count(status),
+      (code) => `Placement at ${base} is unreachable: ${code}`,
+    );
   }
 
   private count(status: number) {
     this.requestCount++;
     this.requests.set(status, (this.requests.get(status) ?? 0) + 1);
-  }
-
-  private async slot() {
-    if (this.active < this.concurrency) {
-      this.active++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  private release() {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.active--;
   }
 }
 
@@ -157,4 +100,3 @@ function placementError(res: HttpResponse): { code: string; detail: string } {
   return { code: 'placement.undefined_code', detail: `HTTP ${res.status}` };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

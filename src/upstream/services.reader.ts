@@ -52,27 +52,36 @@ export interface MirroredNode {
 
 const nextOf = (links: unknown): boolean => Array.isArray(links) && links.some((l: any) => l?.rel === 'next');
 
-/** Nova: every flavor, public or not, with extra specs (embedded at 2.61; os-extra_specs where policy hides them). */
-export async function readFlavors(nova: ServiceClient): Promise<{ flavors: MirroredFlavor[]; hiddenSpecs: number }> {
-  const raw: any[] = [];
+/**
+ * Every item of a Nova listing, paged with limit and marker while its links say there is a next page
+ * (and stopping at a page that brings nothing new). A Nova older than 2.61 (Queens and before) refuses
+ * the microversion with 406: it is then asked at the base microversion.
+ */
+async function novaPages(nova: ServiceClient, listing: string, key: 'flavors' | 'servers'): Promise<{ items: any[]; headers: Record<string, string> }> {
+  const items: any[] = [];
   let marker: string | null = null;
   let headers: Record<string, string> = {};
   for (;;) {
-    const path = `/flavors/detail?is_public=None&limit=${PAGE_LIMIT}${marker ? `&marker=${encodeURIComponent(marker)}` : ''}`;
+    const path = `${listing}&limit=${PAGE_LIMIT}${marker ? `&marker=${encodeURIComponent(marker)}` : ''}`;
     let page: any;
     try {
       page = await nova.get(path, headers);
     } catch (error) {
-      // A Nova older than 2.61 (Queens and before): the base microversion, extra specs asked apart.
       if (!(error instanceof UpstreamError && error.status === 406 && marker === null)) throw error;
       headers = LEGACY_COMPUTE_HEADERS;
       page = await nova.get(path, headers);
     }
-    const flavors = (page?.flavors ?? []) as any[];
-    raw.push(...flavors);
-    if (flavors.length === 0 || !nextOf(page.flavors_links) || String(flavors[flavors.length - 1].id) === marker) break;
-    marker = String(flavors[flavors.length - 1].id);
+    const got = (page?.[key] ?? []) as any[];
+    items.push(...got);
+    if (got.length === 0 || !nextOf(page[`${key}_links`]) || String(got[got.length - 1].id) === marker) return { items, headers };
+    marker = String(got[got.length - 1].id);
   }
+}
+
+/** Nova: every flavor, public or not, with extra specs (embedded at 2.61; os-extra_specs where policy hides them). */
+export async function readFlavors(nova: ServiceClient): Promise<{ flavors: MirroredFlavor[]; hiddenSpecs: number }> {
+  // The extra specs asked apart go at the microversion the listing was answered at.
+  const { items: raw, headers } = await novaPages(nova, '/flavors/detail?is_public=None', 'flavors');
   let hiddenSpecs = 0;
   const flavors = await Promise.all(
     raw.map(async (f): Promise<MirroredFlavor> => {
@@ -105,28 +114,14 @@ export async function readFlavors(nova: ServiceClient): Promise<{ flavors: Mirro
 
 /** Nova: every server of every project (the instances behind the allocations). */
 export async function readServers(nova: ServiceClient): Promise<MirroredServer[]> {
-  const out: MirroredServer[] = [];
-  let marker: string | null = null;
-  let headers: Record<string, string> = {};
-  for (;;) {
-    const path = `/servers/detail?all_tenants=True&limit=${PAGE_LIMIT}${marker ? `&marker=${encodeURIComponent(marker)}` : ''}`;
-    let page: any;
-    try {
-      page = await nova.get(path, headers);
-    } catch (error) {
-      if (!(error instanceof UpstreamError && error.status === 406 && marker === null)) throw error;
-      headers = LEGACY_COMPUTE_HEADERS;
-      page = await nova.get(path, headers);
-    }
-    const servers = (page?.servers ?? []) as any[];
-    for (const s of servers) {
-      const flavor = s.flavor ? (s.flavor.original_name ?? s.flavor.id ?? null) : null;
-      out.push({ uuid: String(s.id), name: String(s.name ?? ''), status: String(s.status ?? 'UNKNOWN'), flavor, host: s['OS-EXT-SRV-ATTR:host'] ?? null, projectId: String(s.tenant_id ?? s.project_id ?? '') });
-    }
-    if (servers.length === 0 || !nextOf(page.servers_links) || String(servers[servers.length - 1].id) === marker) break;
-    marker = String(servers[servers.length - 1].id);
-  }
-  return out;
+  return (await novaPages(nova, '/servers/detail?all_tenants=True', 'servers')).items.map((s) => ({
+    uuid: String(s.id),
+    name: String(s.name ?? ''),
+    status: String(s.status ?? 'UNKNOWN'),
+    flavor: s.flavor ? (s.flavor.original_name ?? s.flavor.id ?? null) : null,
+    host: s['OS-EXT-SRV-ATTR:host'] ?? null,
+    projectId: String(s.tenant_id ?? s.project_id ?? ''),
+  }));
 }
 
 /**
