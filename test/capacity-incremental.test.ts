@@ -12,6 +12,7 @@ import { deleteProvider, providerByUuid } from '../src/modules/providers/provide
 import { DomainError } from '../src/modules/common/errors.js';
 import { createServer } from '../src/server.js';
 import { fixture, harness } from './helpers.js';
+import { random } from './capacity-support.js';
 
 const REQUESTS = [
   { groups: [{ resources: [{ resourceClass: 'VCPU', amount: 2 }, { resourceClass: 'MEMORY_MB', amount: 2048 }, { resourceClass: 'DISK_GB', amount: 20 }] }] },
@@ -48,19 +49,6 @@ async function figures(db: Db) {
   for (const groupBy of GROUPINGS) out.push(capacityRollup(db, {}, groupBy));
   out.push(capacityRollup(db, { resources: [{ resourceClass: 'VCPU', amount: 2 }] }, ['ROOT']));
   return out;
-}
-
-/** A small seeded generator (mulberry32). */
-function random(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, pick: <T,>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)] };
 }
 
 describe('capacity figures kept across writes', () => {

@@ -2,7 +2,7 @@
 // clouds and requests, and a structured request as Placement's query string.
 
 /** A small seeded generator (mulberry32). */
-function random(seed: number) {
+export function random(seed: number) {
   let a = seed >>> 0;
   const next = () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -2,6 +2,8 @@
 // paged as each API pages.
 import { UpstreamError } from './placement.client.js';
 import type { ServiceClient } from './service.client.js';
+import type { FlavorRow } from '../modules/flavors/flavors.service.js';
+import type { ServerRow } from '../modules/servers/servers.service.js';
 
 /** Nova's compute microversion: extra_specs embedded in flavor listings since 2.61. */
 export const COMPUTE_MICROVERSION = '2.61';
@@ -13,26 +15,11 @@ export const computeHeaders = { 'openstack-api-version': `compute ${COMPUTE_MICR
 const LEGACY_COMPUTE_HEADERS = { 'openstack-api-version': 'compute 2.1', 'x-openstack-nova-api-version': '2.1' };
 export const baremetalHeaders = { 'x-openstack-ironic-api-version': BAREMETAL_MICROVERSION };
 
-export interface MirroredFlavor {
-  id: string;
-  name: string;
-  vcpus: number;
-  memoryMb: number;
-  rootGb: number;
-  ephemeralGb: number;
-  swapMb: number;
-  isPublic: boolean;
-  extraSpecs: [string, string][];
-}
+/** A flavor as Nova lists it: the fields of the flavor row, with Nova's own id and the extra specs in Nova's order. */
+export type MirroredFlavor = Omit<FlavorRow, 'id' | 'novaId' | 'createdAt'> & { id: string; extraSpecs: [string, string][] };
 
-export interface MirroredServer {
-  uuid: string;
-  name: string;
-  status: string;
-  flavor: string | null;
-  host: string | null;
-  projectId: string;
-}
+/** A server as Nova lists it: the row the mirror keeps. */
+export type MirroredServer = ServerRow;
 
 export interface MirroredImage {
   uuid: string;
