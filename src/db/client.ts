@@ -79,7 +79,12 @@ export function openDatabase(file: string = DEFAULT_DB_FILE): Db {
     transaction: <T>(fn: () => T) => sqlite.transaction(fn).immediate(),
     usageChanges: 0,
     usageLog: { from: 0, writes: [] },
-    close: () => sqlite.close(),
+    // The WAL is folded into the file and emptied first: SQLite removes it only when the last
+    // connection closes, and connections closing together (serve --workers) may each see another.
+    close: () => {
+      if (sqlite.open) sqlite.pragma('wal_checkpoint(TRUNCATE)');
+      sqlite.close();
+    },
   };
 }
 
