@@ -153,7 +153,7 @@ function providersOfConsumer(db: Db, consumerId: number): { id: number; uuid: st
 }
 
 /** Removes every allocation of a consumer, and the consumer (Placement's DELETE /allocations/{consumer}). */
-export function deleteAllocations(db: Db, consumerUuid: string): { consumer: ConsumerRow; providerUuids: string[] } {
+export function deleteAllocations(db: Db, consumerUuid: string): { providerUuids: string[] } {
   const consumer = consumerByUuid(db, consumerUuid);
   if (!consumer) throw new NotFound('consumer', `consumerUuid=${consumerUuid}`, `No allocations for consumer '${consumerUuid}'.`);
   run(
@@ -165,7 +165,7 @@ export function deleteAllocations(db: Db, consumerUuid: string): { consumer: Con
   const providerUuids = providers.map((p) => p.uuid);
   run(db, 'DELETE FROM allocations WHERE consumer_id = ?', consumer.id);
   run(db, 'DELETE FROM consumers WHERE id = ?', consumer.id);
-  return { consumer, providerUuids };
+  return { providerUuids };
 }
 
 export type UsageGrouping = 'PROJECT' | 'USER' | 'CONSUMER_TYPE';
