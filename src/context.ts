@@ -1,10 +1,12 @@
 // Per-request context: the database, this request's DataLoaders, the caller, and the change feed.
 import type { Db } from './db/client.js';
 import { createLoaders, type Loaders } from './loaders.js';
-import type { Role } from './server/access.js';
-import { createChangeFeed, type ChangeFeed } from './server/events.js';
-import { DEFAULT_LIMITS, type Limits } from './server/limits.js';
+import type { Role } from './modules/common/caller.js';
+import { SILENT_FEED, type ChangeFeed } from './modules/changes/changes.feed.js';
+import { DEFAULT_LIMITS, type Limits } from './modules/common/limits.js';
 import type { Gateway } from './upstream/gateway.js';
+import { localWrites } from './writes/local.js';
+import type { Writes } from './writes/operations.js';
 
 export interface Context {
   db: Db;
@@ -15,18 +17,22 @@ export interface Context {
   /** Where committed changes are published for subscribers. */
   feed: ChangeFeed;
   limits: Limits;
-  /** The live Placement this server mirrors and writes through to; null in standalone mode. */
+  /** Every change goes through here: to this database, or in gateway mode to the services that own the data. */
+  writes: Writes;
+  /** The live Placement this server mirrors (its status, a refresh on demand); null in standalone mode. */
   gateway: Gateway | null;
   /** Drops cached loads after a change, so the payload reads fresh rows. */
   changed(): void;
 }
 
-export function createContext(db: Db, options: { role?: Role | null; feed?: ChangeFeed; limits?: Limits; gateway?: Gateway | null } = {}): Context {
+export function createContext(db: Db, options: { role?: Role | null; feed?: ChangeFeed; limits?: Limits; writes?: Writes; gateway?: Gateway | null } = {}): Context {
+  const feed = options.feed ?? SILENT_FEED;
   const context: Context = {
     db,
     loaders: createLoaders(db),
     role: options.role === undefined ? 'admin' : options.role,
-    feed: options.feed ?? createChangeFeed(),
+    feed,
+    writes: options.writes ?? localWrites(db, feed),
     limits: options.limits ?? DEFAULT_LIMITS,
     gateway: options.gateway ?? null,
     changed: () => {

@@ -6,7 +6,7 @@ import { createContext, type Context } from './context.js';
 import { getSchema } from './schema.js';
 import { OPEN_ACCESS, roleOf, type AccessConfig } from './server/access.js';
 import { createChangeFeed } from './server/events.js';
-import { DEFAULT_LIMITS, type Limits } from './server/limits.js';
+import { DEFAULT_LIMITS, type Limits } from './modules/common/limits.js';
 import { Metrics } from './server/metrics.js';
 import { capacitySamples } from './modules/capacity/capacity.metrics.js';
 import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObservability, useStreamsStop, type Logger } from './server/plugins.js';
@@ -16,6 +16,8 @@ import { renderGraphiqlPage, useGraphiqlAssets } from './server/graphiql.js';
 import { useDashboard } from './server/dashboard.js';
 import { useHealth } from './server/health.js';
 import type { Gateway } from './upstream/gateway.js';
+import { localWrites } from './writes/local.js';
+import { gatewayWrites } from './mirror/gateway.writes.js';
 
 export interface ServerOptions {
   db: Db;
@@ -47,11 +49,13 @@ export function createServer(options: ServerOptions): Server {
   const access = options.access ?? OPEN_ACCESS;
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const feed = createChangeFeed();
+  // Chosen once: resolvers call writes.* whatever the mode.
+  const writes = options.gateway ? gatewayWrites(options.gateway, feed) : localWrites(options.db, feed);
   const stopping = new AbortController();
   const metrics = new Metrics(() => options.db.statements.count, { processMetrics: options.processMetrics, capacity: () => capacitySamples(options.db) });
   const yoga = createYoga<{}, Context>({
     schema: getSchema(),
-    context: ({ request }) => createContext(options.db, { role: roleOf(access, request.headers.get('authorization')), feed, limits, gateway: options.gateway }),
+    context: ({ request }) => createContext(options.db, { role: roleOf(access, request.headers.get('authorization')), feed, limits, writes, gateway: options.gateway }),
     maskedErrors: options.maskErrors ?? true,
     graphiql: true,
     renderGraphiQL: () =>

@@ -5,6 +5,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { fileURLToPath } from 'node:url';
 import * as schema from './schema.js';
+import { CHANGE_LOG_KEPT } from './changes.tables.js';
 import { STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS } from '../catalog/index.js';
 
 export type Sqlite = Database.Database;
@@ -22,19 +23,11 @@ export interface Db {
   file: string;
   /** Runs fn in one transaction (IMMEDIATE): all or nothing. */
   transaction<T>(fn: () => T): T;
-  /**
-   * Rows changed by this connection in writes that change only usage (see usageWrite in sql.ts);
-   * with total_changes() it tells caches that nothing else was written since they were made.
-   */
-  usageChanges: number;
-  /**
-   * The providers each of those writes changed the usage of, with total_changes() once it was done
-   * (the latest writes only: `from` is the total_changes() before the oldest kept). Caches that know what
-   * changed recompute only that (see usageTouchedSince in candidates.data.ts).
-   */
-  usageLog: { from: number; writes: { changes: number; providers: number[] }[] };
   close(): void;
 }
+
+/** Transactions between two prunings of the change log. */
+const PRUNE_EVERY = 500;
 
 export const DEFAULT_DB_FILE = './placement.db';
 const MIGRATIONS = fileURLToPath(new URL('../../drizzle', import.meta.url));
@@ -71,14 +64,20 @@ export function openDatabase(file: string = DEFAULT_DB_FILE): Db {
 
   const statements: StatementCounter = { count: 0 };
   countStatements(sqlite, statements);
-  return {
+  let commits = 0;
+  const prune = sqlite.prepare('DELETE FROM change_log WHERE seq <= (SELECT MAX(seq) FROM change_log) - ?');
+  const db: Db = {
     sqlite,
     orm,
     statements,
     file,
-    transaction: <T>(fn: () => T) => sqlite.transaction(fn).immediate(),
-    usageChanges: 0,
-    usageLog: { from: 0, writes: [] },
+    transaction: <T>(fn: () => T) => {
+      const result = sqlite.transaction(fn).immediate();
+      // Now and then, outside any transaction: the change log keeps only its newest rows (a cache older than
+      // those starts again anyway).
+      if (++commits % PRUNE_EVERY === 0 && !sqlite.inTransaction) prune.run(CHANGE_LOG_KEPT);
+      return result;
+    },
     // The WAL is folded into the file and emptied first: SQLite removes it only when the last
     // connection closes, and connections closing together (serve --workers) may each see another.
     close: () => {
@@ -86,6 +85,7 @@ export function openDatabase(file: string = DEFAULT_DB_FILE): Db {
       sqlite.close();
     },
   };
+  return db;
 }
 
 /**

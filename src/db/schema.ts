@@ -2,6 +2,7 @@
 // tables, then those of the later domains, which live beside their modules. Table files import
 // each other, never this file.
 export * from './placement.tables.js';
+export * from './changes.tables.js';
 export * from '../modules/provider-config/provider-config.tables.js';
 export * from '../modules/flavors/flavors.tables.js';
 export * from '../modules/images/images.tables.js';

@@ -25,31 +25,6 @@ export function run(db: Db, source: string, ...params: unknown[]) {
   return statement(db, source).run(...params);
 }
 
-/** Writes of usage whose providers are kept in db.usageLog; older ones are forgotten (caches made before them start again). */
-const USAGE_LOG = 1000;
-
-/**
- * Runs a write that changes only usage (allocations, consumers, provider generations), and counts its row
- * changes as such. `fn` names, through `touch`, every provider whose usage it changes. A write that throws
- * is not counted as one of usage (caches then start again, whatever it changed).
- */
-export function usageWrite<T>(db: Db, fn: (touch: (providerIds: Iterable<number>) => void) => T): T {
-  const changes = () => get<{ n: number }>(db, 'SELECT total_changes() AS n')!.n;
-  const before = changes();
-  const touched = new Set<number>();
-  const result = fn((ids) => {
-    for (const id of ids) touched.add(id);
-  });
-  const after = changes();
-  if (after > before) {
-    db.usageChanges += after - before;
-    const log = db.usageLog;
-    log.writes.push({ changes: after, providers: [...touched] });
-    if (log.writes.length > USAGE_LOG) log.from = log.writes.splice(0, log.writes.length - USAGE_LOG).pop()!.changes;
-  }
-  return result;
-}
-
 /**
  * A list bound as a single parameter: use `IN (SELECT value FROM json_each(?))`,
  * so that one prepared statement serves any number of values.

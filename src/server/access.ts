@@ -1,7 +1,8 @@
 // Bearer tokens with the roles reader and admin. Token values are never logged or echoed.
 import { readFileSync } from 'node:fs';
+import type { Role } from '../modules/common/caller.js';
 
-export type Role = 'reader' | 'admin';
+export type { Role };
 
 export interface AccessConfig {
   /** token -> role; empty means open access (allowed on loopback only). */

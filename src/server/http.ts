@@ -4,7 +4,7 @@
 // without this a client could make the server buffer any amount before a refusal.
 import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
-import type { Limits } from './limits.js';
+import type { Limits } from '../modules/common/limits.js';
 import { fastLane, takesFastLane } from './fast-lane.js';
 
 export interface BodyLimited {

@@ -18,49 +18,13 @@ import {
 } from 'graphql';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
-import { DEFAULT_MAX_CANDIDATES } from '../modules/candidates/candidates.search.js';
+import type { Limits } from '../modules/common/limits.js';
+import { LIST_SIZE } from '../modules/common/cost.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../modules/common/paging.js';
-
-export interface Limits {
-  /** Deepest nesting of selections. */
-  maxDepth: number;
-  /** Aliased fields in one document. */
-  maxAliases: number;
-  /** Estimated cost: every field 1, multiplied by the expected size of the lists around it. */
-  maxCost: number;
-  /** Largest request body in bytes. */
-  maxBodyBytes: number;
-  /** Most allocation requests one candidate search may build before answering truncated. */
-  maxCandidates: number;
-  /** Open HTTP connections, in total and from one client address (past them: 503 and 429). */
-  maxConnections: number;
-  maxConnectionsPerAddress: number;
-  /** Open streaming answers (SSE or multipart subscriptions), in total and from one client address. */
-  maxStreams: number;
-  maxStreamsPerAddress: number;
-}
-
-export const DEFAULT_LIMITS: Limits = {
-  maxDepth: 15,
-  maxAliases: 50,
-  maxCost: 200_000,
-  maxBodyBytes: 1_000_000,
-  maxCandidates: DEFAULT_MAX_CANDIDATES,
-  maxConnections: 1_000,
-  maxConnectionsPerAddress: 100,
-  maxStreams: 500,
-  maxStreamsPerAddress: 20,
-};
 
 /** Expected size of a plain list field that declares none (see listSize). */
 const DEFAULT_LIST_SIZE = 10;
 
-/**
- * A field's declared expected list size, for the cost rule: `extensions: listSize(3)` on a list field
- * whose answers are usually short (a tree's request groups, a provider's problems). Without it a plain
- * list counts as 10 and a connection as its `first` (or the default page).
- */
-export const listSize = (size: number) => ({ listSize: size });
 
 export class LimitExceeded extends GraphQLError {
   constructor(limit: keyof Limits, value: number, allowed: number, what: string) {
@@ -76,7 +40,7 @@ export class LimitExceeded extends GraphQLError {
 function listMultiplier(node: FieldNode, field: GraphQLField<unknown, unknown>): number {
   const first = node.arguments?.find((a) => a.name.value === 'first' || a.name.value === 'last');
   if (first) return Math.max(1, first.value.kind === Kind.INT ? Number(first.value.value) : MAX_PAGE_SIZE);
-  const declared = field.extensions?.listSize;
+  const declared = field.extensions?.[LIST_SIZE];
   if (typeof declared === 'number') return declared;
   if (isConnection(getNullableType(field.type))) return DEFAULT_PAGE_SIZE;
   return isListType(getNullableType(field.type)) ? DEFAULT_LIST_SIZE : 1;

@@ -1,10 +1,8 @@
 // A provider's aggregates and setProviderAggregates.
 import { builder } from '../../builder.js';
-import * as through from '../../upstream/write-through.js';
 import { defineMutation } from '../common/mutation.js';
 import { GenerationConflictError, NotFoundError } from '../common/errors.graphql.js';
 import { ProviderPayload, ResourceProviderRef } from '../providers/providers.graphql.js';
-import { setProviderAggregates } from './aggregates.service.js';
 
 builder.objectFields(ResourceProviderRef, (t) => ({
   aggregates: t.field({
@@ -23,7 +21,5 @@ defineMutation('setProviderAggregates', {
   }),
   payload: ProviderPayload,
   errors: [NotFoundError, GenerationConflictError],
-  resolve: (input, ctx) => ({ provider: setProviderAggregates(ctx.db, input) }),
-  upstream: async (input, _ctx, gateway) => ({ provider: await through.setProviderAggregates(gateway, input) }),
-  events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'setProviderAggregates', providerUuid: provider.uuid, kind: 'AGGREGATES' } }],
+  resolve: async (input, ctx) => ({ provider: await ctx.writes.setProviderAggregates(input) }),
 });

@@ -1,6 +1,5 @@
 // Consumers, allocations, usage totals, and their mutations.
 import { builder } from '../../builder.js';
-import * as through from '../../upstream/write-through.js';
 import { defineMutation } from '../common/mutation.js';
 import { CapacityExceededError, GenerationConflictError, NotFoundError } from '../common/errors.graphql.js';
 import { ResourceAmount, ResourceAmountInput } from '../common/common.graphql.js';
@@ -137,15 +136,10 @@ defineMutation('setAllocations', {
   }),
   payload: ConsumerPayload,
   errors: [GenerationConflictError, CapacityExceededError],
-  resolve: (input, ctx) => ({
+  resolve: async (input, ctx) => ({
     consumerUuid: input.consumerUuid,
-    ...service.setAllocations(ctx.db, { ...input, consumerGeneration: input.consumerGeneration ?? null }),
+    ...(await ctx.writes.setAllocations({ ...input, consumerGeneration: input.consumerGeneration ?? null })),
   }),
-  upstream: async (input, ctx, gateway) => {
-    const providerUuids = await through.setAllocations(gateway, { ...input, consumerGeneration: input.consumerGeneration ?? null });
-    return { consumerUuid: input.consumerUuid, consumer: service.consumerByUuid(ctx.db, input.consumerUuid) ?? null, providerUuids };
-  },
-  events: (payload) => [{ topic: 'usageChanged', payload: { mutation: 'setAllocations', consumerUuid: payload.consumerUuid, providerUuids: payload.providerUuids } }],
 });
 
 defineMutation('deleteAllocations', {
@@ -153,7 +147,5 @@ defineMutation('deleteAllocations', {
   input: (t) => ({ consumerUuid: t.field({ type: 'UUID', required: true, description: 'The consumer.' }) }),
   payload: ConsumerPayload,
   errors: [NotFoundError],
-  resolve: (input, ctx) => ({ consumerUuid: input.consumerUuid, consumer: null, providerUuids: service.deleteAllocations(ctx.db, input.consumerUuid).providerUuids }),
-  upstream: async (input, _ctx, gateway) => ({ consumerUuid: input.consumerUuid, consumer: null, providerUuids: await through.deleteAllocations(gateway, input.consumerUuid) }),
-  events: (payload) => [{ topic: 'usageChanged', payload: { mutation: 'deleteAllocations', consumerUuid: payload.consumerUuid, providerUuids: payload.providerUuids } }],
+  resolve: async (input, ctx) => ({ consumerUuid: input.consumerUuid, consumer: null, ...(await ctx.writes.deleteAllocations(input.consumerUuid)) }),
 });

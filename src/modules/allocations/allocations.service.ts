@@ -1,6 +1,6 @@
 // Consumers and their allocations: Placement's PUT/DELETE /allocations/{consumer} and usage totals.
 import type { Db } from '../../db/client.js';
-import { all, get, list, run, usageWrite } from '../../db/sql.js';
+import { all, get, list, run } from '../../db/sql.js';
 import { CapacityExceeded, GenerationConflict, InvalidInput, NotFound, type Issue } from '../common/errors.js';
 import { capacityOf } from '../../rules/capacity.js';
 import { DEFAULT_CONSUMER_TYPE, isConsumerType } from '../../rules/names.js';
@@ -51,10 +51,6 @@ export interface SetAllocationsInput {
  * An empty list removes the consumer's allocations and the consumer.
  */
 export function setAllocations(db: Db, input: SetAllocationsInput): { consumer: ConsumerRow | null; providerUuids: string[] } {
-  return usageWrite(db, (touch) => replaceAllocations(db, input, touch));
-}
-
-function replaceAllocations(db: Db, input: SetAllocationsInput, touch: (providerIds: Iterable<number>) => void): { consumer: ConsumerRow | null; providerUuids: string[] } {
   const consumerType = input.consumerType ?? DEFAULT_CONSUMER_TYPE;
   const issues: Issue[] = [];
   if (!input.projectId) issues.push({ path: 'projectId', message: 'must not be empty' });
@@ -131,8 +127,6 @@ function replaceAllocations(db: Db, input: SetAllocationsInput, touch: (provider
   // Providers whose usage changes: those the consumer held before and those it holds now.
   const previous = consumer ? providersOfConsumer(db, consumer.id) : [];
   const providerUuids = [...new Set([...previous.map((p) => p.uuid), ...input.allocations.map((a) => a.providerUuid)])];
-  touch(previous.map((p) => p.id));
-  touch(providerIds.values());
   if (consumer) run(db, 'DELETE FROM allocations WHERE consumer_id = ?', consumer.id);
   if (inserts.length === 0) {
     if (consumer) run(db, 'DELETE FROM consumers WHERE id = ?', consumer.id);
@@ -159,11 +153,7 @@ function providersOfConsumer(db: Db, consumerId: number): { id: number; uuid: st
 }
 
 /** Removes every allocation of a consumer, and the consumer (Placement's DELETE /allocations/{consumer}). */
-export function deleteAllocations(db: Db, consumerUuid: string): { consumer: ConsumerRow; providerUuids: string[] } {
-  return usageWrite(db, (touch) => removeAllocations(db, consumerUuid, touch));
-}
-
-function removeAllocations(db: Db, consumerUuid: string, touch: (providerIds: Iterable<number>) => void): { consumer: ConsumerRow; providerUuids: string[] } {
+export function deleteAllocations(db: Db, consumerUuid: string): { providerUuids: string[] } {
   const consumer = consumerByUuid(db, consumerUuid);
   if (!consumer) throw new NotFound('consumer', `consumerUuid=${consumerUuid}`, `No allocations for consumer '${consumerUuid}'.`);
   run(
@@ -172,11 +162,10 @@ function removeAllocations(db: Db, consumerUuid: string, touch: (providerIds: It
     consumer.id,
   );
   const providers = providersOfConsumer(db, consumer.id);
-  touch(providers.map((p) => p.id));
   const providerUuids = providers.map((p) => p.uuid);
   run(db, 'DELETE FROM allocations WHERE consumer_id = ?', consumer.id);
   run(db, 'DELETE FROM consumers WHERE id = ?', consumer.id);
-  return { consumer, providerUuids };
+  return { providerUuids };
 }
 
 export type UsageGrouping = 'PROJECT' | 'USER' | 'CONSUMER_TYPE';

@@ -133,44 +133,6 @@ export function sharingAnchors(db: Db, sharingIds: readonly number[]): Map<numbe
   return anchors;
 }
 
-export interface DataVersion {
-  /** Rows changed by this connection (total_changes()), and how many of them by writes of usage only. */
-  changes: number;
-  usageChanges: number;
-  /** Changes when another connection commits (PRAGMA data_version). */
-  others: number;
-}
-
-/** The version of the data this connection sees: it changes with every write, here or by another connection. */
-export function dataVersion(db: Db): DataVersion {
-  const [changes, others] = rows<[number, number]>(db, 'SELECT total_changes(), (SELECT data_version FROM pragma_data_version())')[0];
-  return { changes, usageChanges: db.usageChanges, others };
-}
-
-/** What changed between two versions: nothing, only usage (allocations written on this connection), or other data. */
-export function changeSince(before: DataVersion, now: DataVersion): 'same' | 'usage' | 'other' {
-  if (before.others !== now.others) return 'other';
-  if (before.changes === now.changes) return 'same';
-  return now.changes - before.changes === now.usageChanges - before.usageChanges ? 'usage' : 'other';
-}
-
-/**
- * The providers whose usage changed between two versions, when only usage changed on this connection
- * (changeSince says 'usage') and the writes are still in db.usageLog; otherwise null: not known.
- */
-export function usageTouchedSince(db: Db, before: DataVersion, now: DataVersion): Set<number> | null {
-  if (changeSince(before, now) !== 'usage' || before.changes < db.usageLog.from) return null;
-  const touched = new Set<number>();
-  let counted = 0;
-  for (const write of db.usageLog.writes) {
-    if (write.changes <= before.changes || write.changes > now.changes) continue;
-    counted++;
-    for (const id of write.providers) touched.add(id);
-  }
-  // Every change since was a logged write of usage (at least one, since something changed).
-  return counted ? touched : null;
-}
-
 /** Whether some root has every required trait and none of the forbidden ones. */
 export function someRootWithTraits(db: Db, required: readonly number[], forbidden: readonly number[]): boolean {
   return !!get(

@@ -3,7 +3,7 @@ import { builder } from '../../builder.js';
 import { MAX_PAGE_SIZE } from '../common/paging.js';
 import { arrayPage, edgeOptions, offsetConnection } from '../common/connection.js';
 import { ResourceProviderRef } from '../providers/providers.graphql.js';
-import { listSize } from '../../server/limits.js';
+import { listSize } from '../common/cost.js';
 import type { CandidatesRequestInput } from './candidates.types.js';
 import { CandidatesRequestInputRef } from './candidates.inputs.graphql.js';
 import { explainCandidates } from './candidates.service.js';

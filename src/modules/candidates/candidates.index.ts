@@ -2,12 +2,13 @@
 // resource class, holders per trait, members per aggregate, and (for large answers) every tree's
 // providers with their inventories and traits. Each part is read whole on first need, in one
 // statement per batch of names. Any write (here or by another connection) starts a new index; when
-// this connection only wrote allocations since (as a scheduler's claims do), the new index keeps
-// what allocations cannot change: trees, traits, aggregates, sharing anchors.
+// only allocations were written since (as a scheduler's claims do), the new index keeps what
+// allocations cannot change: trees, traits, aggregates, sharing anchors.
 import type { Db } from '../../db/client.js';
 import type { ProviderRow } from '../providers/providers.service.js';
 import type { ProviderSummary } from './candidates.types.js';
 import * as read from './candidates.data.js';
+import { changesBetween, dataVersion, usageOnly, type DataVersion } from '../../db/changes.js';
 import type { CapacityRow, InventoryUsage } from './candidates.data.js';
 import { linkTrees } from '../providers/providers.links.js';
 
@@ -46,15 +47,16 @@ export class CandidateIndex {
 
   private constructor(
     readonly db: Db,
-    readonly version: read.DataVersion,
+    readonly version: DataVersion,
     /** The previous index, when only allocations were written since: what they cannot change is taken from it. */
     same: CandidateIndex | null = null,
+    /** The providers whose usage changed since `same` was made. */
+    touched: Set<number> | null = null,
   ) {
     this.traitIds = same?.traitIds ?? read.allNames(db, 'traits');
     this.classIds = same?.classIds ?? read.allNames(db, 'resource_classes');
     if (!same) return;
     // The classes read whole: only the rows of the providers written are read again.
-    const touched = read.usageTouchedSince(db, same.version, version);
     if (touched && same.classes.size) {
       const now = read.capacityRowsOfProviders(db, [...touched]);
       for (const [classId, before] of same.classes) {
@@ -73,18 +75,19 @@ export class CandidateIndex {
 
   /** The index of this database, as the data is now. */
   static of(db: Db): CandidateIndex {
-    const version = read.dataVersion(db);
+    const version = dataVersion(db);
     const index = indexes.get(db);
-    const change = index ? read.changeSince(index.version, version) : 'other';
-    if (change === 'same') return index!;
-    const made = new CandidateIndex(db, version, change === 'usage' ? index! : null);
-    indexes.set(db, made);
+    const changes = index && changesBetween(db, index.version, version);
+    if (changes?.none) return index!;
+    const touched = changes ? usageOnly(changes) : null;
+    const made = new CandidateIndex(db, version, touched ? index! : null, touched);
+    if (version.seq >= 0) indexes.set(db, made);
     return made;
   }
 
   /** Whether nothing was written since this index was made. */
   isCurrent(): boolean {
-    return read.changeSince(this.version, read.dataVersion(this.db)) === 'same';
+    return this.version.seq >= 0 && this.version.seq === dataVersion(this.db).seq;
   }
 
   /** Inventories of a class; restricted to some trees, read just for them (not kept) unless the class is already known. */

@@ -18,7 +18,8 @@ import { SearchFacts, type GroupPlan } from '../candidates/candidates.facts.js';
 import { planGroups } from '../candidates/candidates.plan.js';
 import { Enumerator, Layout, yieldToEventLoop, type Candidate } from '../candidates/candidates.enumerate.js';
 import { AnswerShape } from '../candidates/candidates.answer.js';
-import { changeSince, dataVersion, providersById, usageTouchedSince, type CapacityRow, type DataVersion } from '../candidates/candidates.data.js';
+import { providersById, type CapacityRow } from '../candidates/candidates.data.js';
+import { changesBetween, dataVersion, usageOnly, type DataVersion } from '../../db/changes.js';
 import type { CandidateRequest, CandidatesRequestInput } from '../candidates/candidates.types.js';
 import type { ProviderRow } from '../providers/providers.service.js';
 import { fitsUnits } from '../../rules/capacity.js';
@@ -144,7 +145,7 @@ const KEPT_ANSWERS = 200;
 /**
  * What the solve of each request leaves for the next one (the newest, per request): its plans, keys and
  * every tree solved alone. When only usage changed since, on this connection, and the providers written
- * are known (usageTouchedSince), only the trees those providers are in reach of are planned, listed and
+ * are known (usageOnly), only the trees those providers are in reach of are planned, listed and
  * solved again; the other trees' figures are those of the last solve (a tree's candidates and count
  * depend only on its own providers and the sharing providers anchored at it). Anything else: all again.
  */
@@ -174,7 +175,7 @@ interface SolveState {
 export function headroom(db: Db, input: CandidatesRequestInput): Promise<HeadroomResult> {
   const version = dataVersion(db);
   let kept = answers.get(db);
-  if (!kept || changeSince(kept.version, version) !== 'same') answers.set(db, (kept = { version, byRequest: new Map() }));
+  if (!kept || !changesBetween(db, kept.version, version).none) answers.set(db, (kept = { version, byRequest: new Map() }));
   const key = JSON.stringify({ ...input, limit: null });
   let answer = kept.byRequest.get(key);
   if (!answer) {
@@ -209,7 +210,7 @@ async function advance(db: Db, input: CandidatesRequestInput, prior: SolveState 
   const request = { ...fromInput(input), limit: null };
   const index = CandidateIndex.of(db);
   const facts = new SearchFacts(index, request);
-  const touched = prior && usageTouchedSince(db, prior.version, index.version);
+  const touched = prior && usageOnly(changesBetween(db, prior.version, index.version));
   let state: SolveState;
   if (prior && touched) {
     // The trees the written providers are in reach of: their own, and every anchor of a sharing one.

@@ -2,7 +2,7 @@
 // headroom of every stored flavor. Computed on a scrape and kept until the data changes (here or
 // by another connection), so repeated scrapes of unchanged data cost nothing.
 import type { Db } from '../../db/client.js';
-import { changeSince, dataVersion, type DataVersion } from '../candidates/candidates.data.js';
+import { keptPerDatabase } from '../../db/changes.js';
 import { RequestRejected } from '../candidates/candidates.request.js';
 import { headroom } from './capacity.headroom.js';
 import { capacityRollup, flavorNames, flavorRequest, type CapacityResource } from './capacity.service.js';
@@ -16,16 +16,15 @@ export interface CapacitySamples {
   flavors: { flavor: string; fits: number; atMost: number; exact: boolean }[];
 }
 
-const cache = new WeakMap<Db, { version: DataVersion; samples: Promise<CapacitySamples> }>();
+/** Kept until the data changes; a failed computation is not kept. */
+const kept = keptPerDatabase((db) => {
+  const samples = compute(db);
+  samples.catch(() => kept.forget(db));
+  return samples;
+});
 
 export function capacitySamples(db: Db): Promise<CapacitySamples> {
-  const version = dataVersion(db);
-  const known = cache.get(db);
-  if (known && changeSince(known.version, version) === 'same') return known.samples;
-  const samples = compute(db);
-  cache.set(db, { version, samples });
-  samples.catch(() => cache.delete(db));
-  return samples;
+  return kept(db);
 }
 
 async function compute(db: Db): Promise<CapacitySamples> {

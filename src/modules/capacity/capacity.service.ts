@@ -4,7 +4,7 @@
 import type { Db } from '../../db/client.js';
 import { list, statement } from '../../db/sql.js';
 import { capacityOf } from '../../rules/capacity.js';
-import { changeSince, dataVersion, usageTouchedSince, type DataVersion } from '../candidates/candidates.data.js';
+import { changesBetween, dataVersion, usageOnly, type DataVersion } from '../../db/changes.js';
 import type { CandidatesRequestInput } from '../candidates/candidates.types.js';
 import { BootRequestError, buildBootRequest, type FlavorSpec, type ImageSpec } from '../flavors/boot-request.js';
 import { extraSpecsOfFlavors, flavorByName } from '../flavors/flavors.service.js';
@@ -112,8 +112,9 @@ const bases = new WeakMap<Db, RollupBase>();
 function baseOf(db: Db): RollupBase {
   const version = dataVersion(db);
   const known = bases.get(db);
-  if (known && changeSince(known.version, version) === 'same') return known;
-  const touched = known && usageTouchedSince(db, known.version, version);
+  const changes = known && changesBetween(db, known.version, version);
+  if (changes?.none) return known!;
+  const touched = changes ? usageOnly(changes) : null;
   const base: RollupBase = { version, facts: new Map(), names: touched ? known!.names : new Map(), positions: new Map(), changed: null };
   if (touched) {
     const usage = usageOf(db, [...touched]);
@@ -186,7 +187,7 @@ export function capacityRollup(db: Db, filter: ProviderFilter = {}, groupBy: rea
   // on this connection, the groups of the providers written are made again from the others kept.
   const version = dataVersion(db);
   let kept = rollups.get(db);
-  if (!kept || changeSince(kept.version, version) !== 'same') {
+  if (!kept || !changesBetween(db, kept.version, version).none) {
     const base = baseOf(db);
     const next = { version, byKey: new Map<string, KeptRollup>() };
     if (kept && base.changed && sameVersion(base.changed.since, kept.version)) {
@@ -216,7 +217,7 @@ interface KeptRollup {
 
 const rollups = new WeakMap<Db, { version: DataVersion; byKey: Map<string, KeptRollup> }>();
 
-const sameVersion = (a: DataVersion, b: DataVersion) => a.changes === b.changes && a.usageChanges === b.usageChanges && a.others === b.others;
+const sameVersion = (a: DataVersion, b: DataVersion) => a.seq >= 0 && a.seq === b.seq;
 
 type Inventory = ProviderFacts['inventories'][number];
 

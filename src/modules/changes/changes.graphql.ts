@@ -2,7 +2,7 @@
 import { filter, pipe } from 'graphql-yoga';
 import { builder } from '../../builder.js';
 import { ResourceProviderRef } from '../providers/providers.graphql.js';
-import type { ProviderChange, ProviderConfigApplied, UsageChange } from '../../server/events.js';
+import type { ProviderChange, ProviderConfigApplied, UsageChange } from './changes.feed.js';
 
 const ProviderChangeKind = builder.enumType('ProviderChangeKind', {
   description: 'What part of a provider changed.',

@@ -96,3 +96,20 @@ export class RequestRefused extends Error {
 export function assertNoIssues(issues: Issue[]) {
   if (issues.length > 0) throw new InvalidInput(issues);
 }
+
+/** The service a change belongs to could not be reached or failed: nothing was changed; the caller may retry. */
+export class UpstreamUnavailable extends Error {}
+
+/**
+ * A change this server cannot make where it stands: in gateway mode, data that Nova, Glance or Ironic
+ * own while they are mirrored, or that would be lost at the next refresh.
+ */
+export class NotAvailableHere extends Error {
+  constructor(
+    message: string,
+    /** compute, image or baremetal: the service to make the change in; absent when it is Placement's own. */
+    readonly service?: string,
+  ) {
+    super(message);
+  }
+}

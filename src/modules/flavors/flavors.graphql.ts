@@ -341,8 +341,6 @@ const DeleteFlavorPayload = builder.objectRef<FlavorRow>('DeleteFlavorPayload').
 const validationArg = (t: InputFieldBuilder) => t.field({ type: ValidationModeEnum, required: false, description: 'How the extra specs are checked; STRICT when absent.' });
 
 defineMutation('createFlavor', {
-  owner: { service: 'compute', what: 'flavors', use: 'create it with `openstack flavor create`' },
-  local: true,
   description: 'Creates a flavor; its extra specs are checked against the registry (InvalidInput with Nova’s texts when rejected).',
   input: (t) => ({
     name: t.string({ required: true, description: 'A unique name, 1 to 255 characters, without leading or trailing spaces.' }),
@@ -357,22 +355,18 @@ defineMutation('createFlavor', {
   }),
   payload: FlavorPayload,
   errors: [DuplicateNameError],
-  resolve: (input, ctx) => service.createFlavor(ctx.db, input),
+  resolve: (input, ctx) => ctx.writes.createFlavor(input),
 });
 
 defineMutation('deleteFlavor', {
-  owner: { service: 'compute', what: 'flavors', use: 'delete it with `openstack flavor delete`' },
-  local: true,
   description: 'Deletes a flavor and its extra specs.',
   input: (t) => ({ name: t.string({ required: true, description: 'The flavor.' }) }),
   payload: DeleteFlavorPayload,
   errors: [NotFoundError],
-  resolve: (input, ctx) => service.deleteFlavor(ctx.db, input.name),
+  resolve: (input, ctx) => ctx.writes.deleteFlavor(input.name),
 });
 
 defineMutation('setFlavorExtraSpecs', {
-  owner: { service: 'compute', what: 'flavors', use: 'set them with `openstack flavor set --property KEY=VALUE`' },
-  local: true,
   description: 'Adds or replaces extra specs of a flavor (POST /flavors/{id}/os-extra_specs); only the keys given are checked.',
   input: (t) => ({
     name: t.string({ required: true, description: 'The flavor.' }),
@@ -381,12 +375,10 @@ defineMutation('setFlavorExtraSpecs', {
   }),
   payload: FlavorPayload,
   errors: [NotFoundError],
-  resolve: (input, ctx) => service.setFlavorExtraSpecs(ctx.db, input),
+  resolve: (input, ctx) => ctx.writes.setFlavorExtraSpecs(input),
 });
 
 defineMutation('unsetFlavorExtraSpecs', {
-  owner: { service: 'compute', what: 'flavors', use: 'unset them with `openstack flavor unset --property KEY`' },
-  local: true,
   description: 'Removes extra specs of a flavor (DELETE /flavors/{id}/os-extra_specs/{key}); each key must be set.',
   input: (t) => ({
     name: t.string({ required: true, description: 'The flavor.' }),
@@ -394,5 +386,5 @@ defineMutation('unsetFlavorExtraSpecs', {
   }),
   payload: FlavorPayload,
   errors: [NotFoundError],
-  resolve: (input, ctx) => ({ flavor: service.unsetFlavorExtraSpecs(ctx.db, input), warnings: [] }),
+  resolve: async (input, ctx) => ({ flavor: await ctx.writes.unsetFlavorExtraSpecs(input), warnings: [] }),
 });

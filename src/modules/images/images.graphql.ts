@@ -132,8 +132,6 @@ const DeleteImagePayload = builder.objectRef<ImageRow>('DeleteImagePayload').imp
 });
 
 defineMutation('createImage', {
-  owner: { service: 'image', what: 'images', use: 'create it with `openstack image create`' },
-  local: true,
   description: 'Creates an image with its properties; warnings name the properties Nova would ignore or refuse.',
   input: (t) => ({
     name: t.string({ required: true, description: 'A unique name (1 to 255 characters).' }),
@@ -142,22 +140,18 @@ defineMutation('createImage', {
   }),
   payload: ImagePayload,
   errors: [DuplicateNameError],
-  resolve: (input, ctx) => service.createImage(ctx.db, input),
+  resolve: (input, ctx) => ctx.writes.createImage(input),
 });
 
 defineMutation('deleteImage', {
-  owner: { service: 'image', what: 'images', use: 'delete it with `openstack image delete`' },
-  local: true,
   description: 'Deletes an image and its properties.',
   input: (t) => ({ name: t.string({ required: true, description: 'The image.' }) }),
   payload: DeleteImagePayload,
   errors: [NotFoundError],
-  resolve: (input, ctx) => service.deleteImage(ctx.db, input.name),
+  resolve: (input, ctx) => ctx.writes.deleteImage(input.name),
 });
 
 defineMutation('setImageProperties', {
-  owner: { service: 'image', what: 'images', use: 'change them with `openstack image set --property KEY=VALUE` and `openstack image unset --property KEY`' },
-  local: true,
   description: 'Adds or replaces properties of an image and removes others (each key to remove must be set).',
   input: (t) => ({
     name: t.string({ required: true, description: 'The image.' }),
@@ -166,5 +160,5 @@ defineMutation('setImageProperties', {
   }),
   payload: ImagePayload,
   errors: [NotFoundError],
-  resolve: (input, ctx) => service.setImageProperties(ctx.db, input),
+  resolve: (input, ctx) => ctx.writes.setImageProperties(input),
 });

@@ -1,11 +1,10 @@
 // Inventory and usage of a provider, setInventories and setInventory.
 import { builder, type InputFieldBuilder } from '../../builder.js';
-import * as through from '../../upstream/write-through.js';
 import { defineMutation } from '../common/mutation.js';
 import { GenerationConflictError, InUseError, NotFoundError } from '../common/errors.graphql.js';
 import { ProviderPayload, ResourceProviderRef } from '../providers/providers.graphql.js';
 import { capacityOf } from '../../rules/capacity.js';
-import { setInventories, setInventory, type InventoryFields, type InventoryRow } from './inventories.service.js';
+import type { InventoryFields, InventoryRow } from './inventories.service.js';
 
 /** The fields of an inventory's values, shared by every type that shows them. */
 export const inventoryValueFields = (t: any) => ({
@@ -74,9 +73,7 @@ defineMutation('setInventories', {
   }),
   payload: ProviderPayload,
   errors: [NotFoundError, GenerationConflictError, InUseError],
-  resolve: (input, ctx) => ({ provider: setInventories(ctx.db, input) }),
-  upstream: async (input, _ctx, gateway) => ({ provider: await through.setInventories(gateway, input) }),
-  events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'setInventories', providerUuid: provider.uuid, kind: 'INVENTORIES' } }],
+  resolve: async (input, ctx) => ({ provider: await ctx.writes.setInventories(input) }),
 });
 
 defineMutation('setInventory', {
@@ -89,7 +86,5 @@ defineMutation('setInventory', {
   }),
   payload: ProviderPayload,
   errors: [NotFoundError, GenerationConflictError],
-  resolve: (input, ctx) => ({ provider: setInventory(ctx.db, input) }),
-  upstream: async (input, _ctx, gateway) => ({ provider: await through.setInventory(gateway, input) }),
-  events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'setInventory', providerUuid: provider.uuid, kind: 'INVENTORIES' } }],
+  resolve: async (input, ctx) => ({ provider: await ctx.writes.setInventory(input) }),
 });

@@ -2,7 +2,6 @@
 import { builder, type InputFieldBuilder } from '../../builder.js';
 import { defineMutation } from '../common/mutation.js';
 import { CapacityExceededError, DomainErrorInterface, DuplicateNameError, InUseError, isError, NotFoundError } from '../common/errors.graphql.js';
-import type { ChangeEvent } from '../../server/events.js';
 import { connectionOptions, edgeOptions, offsetConnection } from '../common/connection.js';
 import { ResourceProviderRef } from '../providers/providers.graphql.js';
 import * as service from './nodes.service.js';
@@ -192,19 +191,10 @@ const SyncPayload = builder.objectRef<{ synced: NodeRow[] }>('SyncNodeTraitsPayl
   }),
 });
 
-/** What subscribers hear about a node's provider. */
-const providerEvent = (mutation: string, node: NodeRow, kind: 'INVENTORIES' | 'TRAITS' | 'PROVIDER' | 'DELETED'): ChangeEvent => ({
-  topic: 'providerChanged',
-  payload: { mutation, providerUuid: node.uuid, kind },
-});
-const usageEvent = (mutation: string, node: NodeRow, consumerUuid: string | null | undefined): ChangeEvent[] =>
-  consumerUuid ? [{ topic: 'usageChanged', payload: { mutation, consumerUuid, providerUuids: [node.uuid] } }] : [];
-
 const nodeArg = (t: InputFieldBuilder) => t.string({ required: true, description: 'The uuid or name of the node.' });
 const traitsArg = (t: InputFieldBuilder, description: string) => t.stringList({ required: true, description });
 
 defineMutation('createNode', {
-  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'create it with `openstack baremetal node create`' },
   description:
     "Creates a bare-metal node and its resource provider (same uuid, named after the node or else its uuid) with one unit of the node's resource class (total 1, max_unit 1, reserved unless available), as Nova's ironic driver reports it.",
   input: (t) => ({
@@ -216,84 +206,68 @@ defineMutation('createNode', {
   }),
   payload: NodePayload,
   errors: [DuplicateNameError, TraitLimitExceededError],
-  resolve: (input, ctx) => ({ node: service.createNode(ctx.db, input) }),
-  events: ({ node }) => [providerEvent('createNode', node, 'PROVIDER')],
+  resolve: async (input, ctx) => ({ node: await ctx.writes.createNode(input) }),
 });
 
 defineMutation('deleteNode', {
-  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'delete it with `openstack baremetal node delete`' },
   description: 'Deletes a node and its provider; refused while it is active, or while its provider has allocations or children.',
   input: (t) => ({ node: nodeArg(t) }),
   payload: DeletedNodePayload,
   errors: [NotFoundError, InvalidProvisionStateError, InUseError],
-  resolve: (input, ctx) => ({ node: service.deleteNode(ctx.db, input.node) }),
-  events: ({ node }) => [providerEvent('deleteNode', node, 'DELETED')],
+  resolve: async (input, ctx) => ({ node: await ctx.writes.deleteNode(input.node) }),
 });
 
 const traitErrors = [NotFoundError, TraitLimitExceededError];
 
 defineMutation('setNodeTraits', {
-  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'set them with `openstack baremetal node remove trait --all` and `openstack baremetal node add trait`' },
   description: `Replaces every trait of a node (PUT /nodes/{node}/traits) and syncs them to its provider. Each trait is standard or CUSTOM_; at most ${service.MAX_TRAITS_PER_NODE}.`,
   input: (t) => ({ node: nodeArg(t), traits: traitsArg(t, 'The complete new set.') }),
   payload: NodePayload,
   errors: traitErrors,
-  resolve: (input, ctx) => ({ node: service.setNodeTraits(ctx.db, input) }),
-  events: ({ node }) => [providerEvent('setNodeTraits', node, 'TRAITS')],
+  resolve: async (input, ctx) => ({ node: await ctx.writes.setNodeTraits(input) }),
 });
 
 defineMutation('addNodeTraits', {
-  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'add them with `openstack baremetal node add trait`' },
   description: 'Adds traits to a node (PUT /nodes/{node}/traits/{trait}) and syncs them to its provider; traits it has already are kept. All or nothing.',
   input: (t) => ({ node: nodeArg(t), traits: traitsArg(t, 'The traits to add.') }),
   payload: NodePayload,
   errors: traitErrors,
-  resolve: (input, ctx) => ({ node: service.addNodeTraits(ctx.db, input) }),
-  events: ({ node }) => [providerEvent('addNodeTraits', node, 'TRAITS')],
+  resolve: async (input, ctx) => ({ node: await ctx.writes.addNodeTraits(input) }),
 });
 
 defineMutation('removeNodeTraits', {
-  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'remove them with `openstack baremetal node remove trait`' },
   description: 'Removes traits from a node (DELETE /nodes/{node}/traits/{trait}) and syncs its provider; each must be on the node.',
   input: (t) => ({ node: nodeArg(t), traits: traitsArg(t, 'The traits to remove.') }),
   payload: NodePayload,
   errors: [NotFoundError],
-  resolve: (input, ctx) => ({ node: service.removeNodeTraits(ctx.db, input) }),
-  events: ({ node }) => [providerEvent('removeNodeTraits', node, 'TRAITS')],
+  resolve: async (input, ctx) => ({ node: await ctx.writes.removeNodeTraits(input) }),
 });
 
 defineMutation('clearNodeTraits', {
-  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'clear them with `openstack baremetal node remove trait --all`' },
   description: 'Removes every trait of a node (DELETE /nodes/{node}/traits) and syncs its provider.',
   input: (t) => ({ node: nodeArg(t) }),
   payload: NodePayload,
   errors: [NotFoundError],
-  resolve: (input, ctx) => ({ node: service.clearNodeTraits(ctx.db, input.node) }),
-  events: ({ node }) => [providerEvent('clearNodeTraits', node, 'TRAITS')],
+  resolve: async (input, ctx) => ({ node: await ctx.writes.clearNodeTraits(input.node) }),
 });
 
 defineMutation('syncNodeTraits', {
-  owner: { service: 'baremetal', what: 'bare-metal nodes', use: "Nova's ironic driver copies node traits to their providers at its next update" },
   description: "Rewrites providers' traits from their nodes' traits, undoing changes made in Placement behind the nodes' backs (what Nova's next sync does).",
   input: (t) => ({ nodes: t.stringList({ required: false, description: 'Uuids or names of the nodes to sync; every drifted node when absent.' }) }),
   payload: SyncPayload,
   errors: [NotFoundError],
-  resolve: (input, ctx) => ({ synced: service.syncNodeTraits(ctx.db, input.nodes) }),
-  events: ({ synced }) => synced.map((node) => providerEvent('syncNodeTraits', node, 'TRAITS')),
+  resolve: async (input, ctx) => ({ synced: await ctx.writes.syncNodeTraits(input.nodes) }),
 });
 
 defineMutation('setNodeProvisionState', {
-  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'change it with `openstack baremetal node manage` or `openstack baremetal node provide`' },
   description: "Moves a node through Ironic's manage (enroll or available to manageable) and provide (manageable to available) verbs; its provider's unit is reserved unless available.",
   input: (t) => ({ node: nodeArg(t), action: t.field({ type: ProvisionActionEnum, required: true, description: 'The verb.' }) }),
   payload: NodePayload,
   errors: [NotFoundError, InvalidProvisionStateError],
-  resolve: (input, ctx) => ({ node: service.setNodeProvisionState(ctx.db, input) }),
-  events: ({ node }) => [providerEvent('setNodeProvisionState', node, 'INVENTORIES')],
+  resolve: async (input, ctx) => ({ node: await ctx.writes.setNodeProvisionState(input) }),
 });
 
 defineMutation('deployNode', {
-  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'boot a server on it with `openstack server create` (Nova deploys it through Ironic)' },
   description:
     "Deploys an instance on an available node: its traits must be a subset of the node's (validateNodeDeploy); the node's one unit is allocated to the instance, its traits are recorded and the node becomes active.",
   input: (t) => ({
@@ -305,16 +279,13 @@ defineMutation('deployNode', {
   }),
   payload: NodePayload,
   errors: [NotFoundError, InvalidProvisionStateError, MissingNodeTraitsError, InUseError, CapacityExceededError],
-  resolve: (input, ctx) => ({ node: service.deployNode(ctx.db, input) }),
-  events: ({ node }) => [...usageEvent('deployNode', node, node.instanceUuid), providerEvent('deployNode', node, 'INVENTORIES')],
+  resolve: async (input, ctx) => ({ node: await ctx.writes.deployNode(input) }),
 });
 
 defineMutation('undeployNode', {
-  owner: { service: 'baremetal', what: 'bare-metal nodes', use: 'delete its server with `openstack server delete`' },
   description: "Tears down an active node: the instance's allocations are released and the node is available again.",
   input: (t) => ({ node: nodeArg(t) }),
   payload: NodePayload,
   errors: [NotFoundError, InvalidProvisionStateError],
-  resolve: (input, ctx) => service.undeployNode(ctx.db, input.node),
-  events: ({ node, instanceUuid }) => [...usageEvent('undeployNode', node, instanceUuid), providerEvent('undeployNode', node, 'INVENTORIES')],
+  resolve: (input, ctx) => ctx.writes.undeployNode(input.node),
 });

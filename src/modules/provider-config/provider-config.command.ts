@@ -3,10 +3,11 @@ import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandOptions } from '../../command.js';
 import { openDatabase } from '../../db/client.js';
+import { localWrites } from '../../writes/local.js';
 import type { InventoryFields } from '../inventories/inventories.service.js';
 import { codePointOrder } from '../../rules/python.js';
 import { type ConfigDocument, type Problem } from './provider-config.documents.js';
-import { applyProviderConfig, isChanged, type ConfigPlan, type PlannedInventory } from './provider-config.service.js';
+import { isChanged, type ConfigPlan, type PlannedInventory } from './provider-config.service.js';
 
 const USAGE = 'Usage: placement-gql apply-config DIR [--dry-run] [--db FILE]';
 
@@ -144,7 +145,7 @@ export async function applyConfigCommand(options: CommandOptions): Promise<numbe
   }
   const db = openDatabase(options.dbFile);
   try {
-    const plan = db.transaction(() => applyProviderConfig(db, { documents, dryRun: !!options.values['dry-run'] }));
+    const plan = await localWrites(db).applyProviderConfig({ documents, dryRun: !!options.values['dry-run'] });
     const text = formatPlan(plan, dir);
     if (plan.errors.length) console.error(text);
     else console.log(text);

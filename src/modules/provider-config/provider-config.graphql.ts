@@ -1,7 +1,6 @@
 // Provider config: checking Nova provider-config documents, planning and applying them, and where a
 // provider's inventories and traits came from.
 import { builder } from '../../builder.js';
-import * as through from '../../upstream/write-through.js';
 import { defineMutation } from '../common/mutation.js';
 import { GenerationConflictError } from '../common/errors.graphql.js';
 import type { InventoryFields } from '../inventories/inventories.service.js';
@@ -9,7 +8,7 @@ import { inventoryValueFields } from '../inventories/inventories.graphql.js';
 import { ResourceProviderRef } from '../providers/providers.graphql.js';
 import { ProblemRef } from '../common/problem.graphql.js';
 import { checkDocuments, type ConfigDocument } from './provider-config.documents.js';
-import { applyProviderConfig, isChanged, type ConfigPlan, type PlannedInventory, type PlannedTrait, type ProviderPlan } from './provider-config.service.js';
+import { isChanged, type ConfigPlan, type PlannedInventory, type PlannedTrait, type ProviderPlan } from './provider-config.service.js';
 import type { ConfigSourceRow } from './provider-config.loaders.js';
 
 export const ProviderConfigDocumentInput = builder.inputType('ProviderConfigDocument', {
@@ -121,12 +120,7 @@ defineMutation('applyProviderConfig', {
   }),
   payload: ProviderConfigPlan,
   errors: [GenerationConflictError],
-  resolve: (input, ctx) => applyProviderConfig(ctx.db, input),
-  upstream: (input, _ctx, gateway) => through.applyProviderConfig(gateway, input),
-  events: (plan) =>
-    plan.applied
-      ? [{ topic: 'providerConfigApplied', payload: { documents: plan.documents, providerUuids: plan.providers.filter(isChanged).map((p) => p.provider.uuid) } }]
-      : [],
+  resolve: (input, ctx) => ctx.writes.applyProviderConfig(input),
 });
 
 const ConfigSourceKind = builder.enumType('ConfigSourceKind', {

@@ -1,6 +1,5 @@
 // ResourceProvider: the node type, its tree relations, lookups, listing, and its mutations.
 import { builder } from '../../builder.js';
-import * as through from '../../upstream/write-through.js';
 import { defineMutation } from '../common/mutation.js';
 import { DuplicateNameError, InUseError, NotFoundError } from '../common/errors.graphql.js';
 import { connectionOptions, edgeOptions, offsetConnection } from '../common/connection.js';
@@ -144,9 +143,7 @@ defineMutation('createResourceProvider', {
   }),
   payload: ProviderPayload,
   errors: [DuplicateNameError],
-  resolve: (input, ctx) => ({ provider: service.createProvider(ctx.db, input) }),
-  upstream: async (input, _ctx, gateway) => ({ provider: await through.createProvider(gateway, input) }),
-  events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'createResourceProvider', providerUuid: provider.uuid, kind: 'PROVIDER' } }],
+  resolve: async (input, ctx) => ({ provider: await ctx.writes.createProvider(input) }),
 });
 
 defineMutation('updateResourceProvider', {
@@ -158,9 +155,7 @@ defineMutation('updateResourceProvider', {
   }),
   payload: ProviderPayload,
   errors: [NotFoundError, DuplicateNameError],
-  resolve: (input, ctx) => ({ provider: service.updateProvider(ctx.db, input) }),
-  upstream: async (input, _ctx, gateway) => ({ provider: await through.updateProvider(gateway, input) }),
-  events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'updateResourceProvider', providerUuid: provider.uuid, kind: 'PROVIDER' } }],
+  resolve: async (input, ctx) => ({ provider: await ctx.writes.updateProvider(input) }),
 });
 
 defineMutation('deleteResourceProvider', {
@@ -168,7 +163,5 @@ defineMutation('deleteResourceProvider', {
   input: (t) => ({ uuid: t.field({ type: 'UUID', required: true, description: 'The provider to delete.' }) }),
   payload: DeletedProviderPayload,
   errors: [NotFoundError, InUseError],
-  resolve: (input, ctx) => ({ provider: service.deleteProvider(ctx.db, input.uuid) }),
-  upstream: async (input, _ctx, gateway) => ({ provider: await through.deleteProvider(gateway, input.uuid) }),
-  events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'deleteResourceProvider', providerUuid: provider.uuid, kind: 'DELETED' } }],
+  resolve: async (input, ctx) => ({ provider: await ctx.writes.deleteProvider(input.uuid) }),
 });

@@ -1,6 +1,5 @@
 // Resource classes: the catalog and its mutations.
 import { builder } from '../../builder.js';
-import * as through from '../../upstream/write-through.js';
 import { defineMutation } from '../common/mutation.js';
 import { arrayPage, connectionOptions, edgeOptions, offsetConnection } from '../common/connection.js';
 import { InUseError, NotFoundError } from '../common/errors.graphql.js';
@@ -57,11 +56,7 @@ defineMutation('createResourceClass', {
   input: (t) => ({ name: t.string({ required: true, description: 'The CUSTOM_ name.' }) }),
   payload: ResourceClassPayload,
   errors: [],
-  resolve: (input, ctx) => service.createResourceClass(ctx.db, input.name),
-  upstream: async (input, ctx, gateway) => {
-    const created = await through.createName(gateway, 'resource_classes', input.name);
-    return { resourceClass: service.resourceClassByName(ctx.db, input.name)!, created };
-  },
+  resolve: (input, ctx) => ctx.writes.createResourceClass(input.name),
 });
 
 defineMutation('deleteResourceClass', {
@@ -69,10 +64,5 @@ defineMutation('deleteResourceClass', {
   input: (t) => ({ name: t.string({ required: true, description: 'The class.' }) }),
   payload: DeletedResourceClassPayload,
   errors: [NotFoundError, InUseError],
-  resolve: (input, ctx) => service.deleteResourceClass(ctx.db, input.name),
-  upstream: async (input, ctx, gateway) => {
-    const resourceClass = service.resourceClassByName(ctx.db, input.name) ?? { id: 0, name: input.name, standard: false };
-    await through.deleteName(gateway, 'resource_classes', input.name);
-    return resourceClass;
-  },
+  resolve: (input, ctx) => ctx.writes.deleteResourceClass(input.name),
 });

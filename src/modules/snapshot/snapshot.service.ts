@@ -2,6 +2,7 @@
 // flavors, images and bare-metal nodes). Import checks everything first and lists every problem,
 // then writes in one transaction; with replace, the old content is removed in the same transaction.
 import type { Db } from '../../db/client.js';
+import { bulkWrite } from '../../db/changes.js';
 import { all, get, run } from '../../db/sql.js';
 import { isStandardResourceClass, isStandardTrait } from '../../catalog/index.js';
 import { canonicalUuid, customNameProblem, isConsumerType } from '../../rules/names.js';
@@ -115,12 +116,14 @@ const DATA_TABLES = [
  */
 export function importSnapshot(db: Db, snapshot: unknown, options: { replace?: boolean } = {}) {
   if (!options.replace) return addSnapshot(db, snapshot);
-  return db.transaction(() => {
-    for (const table of DATA_TABLES) run(db, `DELETE FROM ${table}`);
-    run(db, 'DELETE FROM traits WHERE standard = 0');
-    run(db, 'DELETE FROM resource_classes WHERE standard = 0');
-    return addSnapshot(db, snapshot);
-  });
+  return db.transaction(() =>
+    bulkWrite(db, () => {
+      for (const table of DATA_TABLES) run(db, `DELETE FROM ${table}`);
+      run(db, 'DELETE FROM traits WHERE standard = 0');
+      run(db, 'DELETE FROM resource_classes WHERE standard = 0');
+      return addSnapshot(db, snapshot);
+    }),
+  );
 }
 
 function addSnapshot(db: Db, snapshot: unknown) {
@@ -370,7 +373,8 @@ function addSnapshot(db: Db, snapshot: unknown) {
   }
   if (problems.length > 0) throw new SnapshotRejected(problems);
 
-  return db.transaction(() => {
+  // One change logged for the whole import (caches start again), not one per row.
+  return db.transaction(() => bulkWrite(db, () => {
     ensureResourceClasses(db, [...newClasses].sort());
     ensureTraits(db, [...newTraits]);
     const classIds = new Map(all<{ id: number; name: string }>(db, 'SELECT id, name FROM resource_classes').map((r) => [r.name, r.id]));
@@ -473,7 +477,7 @@ function addSnapshot(db: Db, snapshot: unknown) {
     });
     if (late.length) throw new SnapshotRejected(late);
     return { providers: ordered.length, consumers: consumerCount, resourceClasses: newClasses.size, traits: newTraits.size, flavors: flavors.length, images: images.length, baremetalNodes: nodes.length };
-  });
+  }));
 }
 
 /** The whole database as a snapshot; importing it into an empty database gives back the same data. */

@@ -1,6 +1,5 @@
 // Traits: the catalog, a provider's traits, and their mutations.
 import { builder } from '../../builder.js';
-import * as through from '../../upstream/write-through.js';
 import { defineMutation } from '../common/mutation.js';
 import { arrayPage, connectionOptions, edgeOptions, offsetConnection } from '../common/connection.js';
 import { GenerationConflictError, InUseError, NotFoundError } from '../common/errors.graphql.js';
@@ -75,11 +74,7 @@ defineMutation('createTrait', {
   input: (t) => ({ name: t.string({ required: true, description: 'The CUSTOM_ name.' }) }),
   payload: TraitPayload,
   errors: [],
-  resolve: (input, ctx) => service.createTrait(ctx.db, input.name),
-  upstream: async (input, ctx, gateway) => {
-    const created = await through.createName(gateway, 'traits', input.name);
-    return { trait: service.traitByName(ctx.db, input.name)!, created };
-  },
+  resolve: (input, ctx) => ctx.writes.createTrait(input.name),
 });
 
 defineMutation('deleteTrait', {
@@ -87,12 +82,7 @@ defineMutation('deleteTrait', {
   input: (t) => ({ name: t.string({ required: true, description: 'The trait.' }) }),
   payload: DeletedTraitPayload,
   errors: [NotFoundError, InUseError],
-  resolve: (input, ctx) => service.deleteTrait(ctx.db, input.name),
-  upstream: async (input, ctx, gateway) => {
-    const trait = service.traitByName(ctx.db, input.name) ?? { id: 0, name: input.name, standard: false };
-    await through.deleteName(gateway, 'traits', input.name);
-    return trait;
-  },
+  resolve: (input, ctx) => ctx.writes.deleteTrait(input.name),
 });
 
 defineMutation('setProviderTraits', {
@@ -104,7 +94,5 @@ defineMutation('setProviderTraits', {
   }),
   payload: ProviderPayload,
   errors: [NotFoundError, GenerationConflictError],
-  resolve: (input, ctx) => ({ provider: service.setProviderTraits(ctx.db, input) }),
-  upstream: async (input, _ctx, gateway) => ({ provider: await through.setProviderTraits(gateway, input) }),
-  events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'setProviderTraits', providerUuid: provider.uuid, kind: 'TRAITS' } }],
+  resolve: async (input, ctx) => ({ provider: await ctx.writes.setProviderTraits(input) }),
 });

@@ -1,17 +1,23 @@
-// Mutations in gateway mode: the change is made in Placement with the caller's generation, then
-// what it touched is read back into the mirror, and the answer is read from the mirror as in
-// standalone mode. Placement's refusals become the same typed errors, with Placement's code.
-import { CapacityExceeded, DomainError, DuplicateName, GenerationConflict, InUse, InvalidInput, NotFound } from '../modules/common/errors.js';
+// The write port in gateway mode: a change to Placement's data is made in Placement with the caller's
+// generation, then what it touched is read back into the mirror, and the answer is read from the
+// mirror as in standalone mode. Placement's refusals become the same typed errors, with Placement's
+// code. Data of Nova, Glance and Ironic is changed here only while that service is not mirrored.
+import { CapacityExceeded, DomainError, DuplicateName, GenerationConflict, InUse, InvalidInput, NotAvailableHere, NotFound, UpstreamUnavailable } from '../modules/common/errors.js';
 import type { InventoryInput, SetInventoriesInput, SetInventoryInput } from '../modules/inventories/inventories.service.js';
 import type { SetProviderTraitsInput } from '../modules/traits/traits.service.js';
 import type { SetProviderAggregatesInput } from '../modules/aggregates/aggregates.service.js';
 import type { SetAllocationsInput } from '../modules/allocations/allocations.service.js';
 import { consumerByUuid } from '../modules/allocations/allocations.service.js';
+import { traitByName } from '../modules/traits/traits.service.js';
+import { resourceClassByName } from '../modules/resource-classes/resource-classes.service.js';
+import { publish, type ChangeFeed } from '../modules/changes/changes.feed.js';
+import { localWrites } from '../writes/local.js';
+import { eventsOf, OPERATIONS, ownerOf, type OperationName, type Writes } from '../writes/operations.js';
 import { providerByUuid, type CreateProviderInput, type ProviderRow, type UpdateProviderInput } from '../modules/providers/providers.service.js';
 import { all } from '../db/sql.js';
-import type { Gateway } from './gateway.js';
-import { UpstreamError, UpstreamUnreachable } from './placement.client.js';
-import { syncNames } from './mirror.store.js';
+import type { Gateway } from '../upstream/gateway.js';
+import { UpstreamError, UpstreamUnreachable } from '../upstream/placement.client.js';
+import { syncNames } from '../upstream/mirror.store.js';
 import { checkedPlan, isChanged, plannedState, recordProvenance, type ApplyConfigInput, type ConfigPlan } from '../modules/provider-config/provider-config.service.js';
 
 /** What the caller was doing, to word Placement's refusal as a typed error. */
@@ -52,9 +58,6 @@ async function refusal(gateway: Gateway, error: unknown, subject: Subject): Prom
   return new UpstreamUnavailable(`Placement answered ${status}: ${detail}`);
 }
 
-/** Placement could not be reached or failed: nothing was changed here; the caller may retry. */
-export class UpstreamUnavailable extends Error {}
-
 async function through<T>(gateway: Gateway, subject: Subject, send: () => Promise<T>): Promise<T> {
   try {
     return await send();
@@ -69,7 +72,7 @@ const mirrored = (gateway: Gateway, uuid: string): ProviderRow => {
   return row;
 };
 
-export async function setInventories(gateway: Gateway, input: SetInventoriesInput): Promise<ProviderRow> {
+async function setInventories(gateway: Gateway, input: SetInventoriesInput): Promise<ProviderRow> {
   const inventories = Object.fromEntries(input.inventories.map((i) => [i.resourceClass, inventoryFields(i)]));
   await through(gateway, { provider: input.providerUuid, generation: input.generation }, () =>
     gateway.write('PUT', `/resource_providers/${input.providerUuid}/inventories`, { resource_provider_generation: input.generation, inventories }),
@@ -79,7 +82,7 @@ export async function setInventories(gateway: Gateway, input: SetInventoriesInpu
 }
 
 /** One class: PUT .../inventories/{rc} when the provider has it; else the whole set with it added (osc-placement's --amend). */
-export async function setInventory(gateway: Gateway, input: SetInventoryInput): Promise<ProviderRow> {
+async function setInventory(gateway: Gateway, input: SetInventoryInput): Promise<ProviderRow> {
   const subject = { provider: input.providerUuid, generation: input.generation };
   const fields = inventoryFields(input);
   const current = await through(gateway, subject, () => gateway.write<{ inventories: Record<string, unknown> }>('GET', `/resource_providers/${input.providerUuid}/inventories`));
@@ -106,7 +109,7 @@ function inventoryFields(i: InventoryInput) {
   );
 }
 
-export async function setProviderTraits(gateway: Gateway, input: SetProviderTraitsInput): Promise<ProviderRow> {
+async function setProviderTraits(gateway: Gateway, input: SetProviderTraitsInput): Promise<ProviderRow> {
   await through(gateway, { provider: input.providerUuid, generation: input.generation }, () =>
     gateway.write('PUT', `/resource_providers/${input.providerUuid}/traits`, { resource_provider_generation: input.generation, traits: input.traits }),
   );
@@ -114,7 +117,7 @@ export async function setProviderTraits(gateway: Gateway, input: SetProviderTrai
   return mirrored(gateway, input.providerUuid);
 }
 
-export async function setProviderAggregates(gateway: Gateway, input: SetProviderAggregatesInput): Promise<ProviderRow> {
+async function setProviderAggregates(gateway: Gateway, input: SetProviderAggregatesInput): Promise<ProviderRow> {
   await through(gateway, { provider: input.providerUuid, generation: input.generation }, () =>
     gateway.write('PUT', `/resource_providers/${input.providerUuid}/aggregates`, { resource_provider_generation: input.generation, aggregates: input.aggregates }),
   );
@@ -122,7 +125,7 @@ export async function setProviderAggregates(gateway: Gateway, input: SetProvider
   return mirrored(gateway, input.providerUuid);
 }
 
-export async function createProvider(gateway: Gateway, input: CreateProviderInput): Promise<ProviderRow> {
+async function createProvider(gateway: Gateway, input: CreateProviderInput): Promise<ProviderRow> {
   const body: Record<string, unknown> = { name: input.name };
   if (input.uuid) body.uuid = input.uuid;
   if (input.parentUuid) body.parent_provider_uuid = input.parentUuid;
@@ -131,7 +134,7 @@ export async function createProvider(gateway: Gateway, input: CreateProviderInpu
   return mirrored(gateway, created.uuid);
 }
 
-export async function updateProvider(gateway: Gateway, input: UpdateProviderInput): Promise<ProviderRow> {
+async function updateProvider(gateway: Gateway, input: UpdateProviderInput): Promise<ProviderRow> {
   const current = await through(gateway, { provider: input.uuid }, () => gateway.write<any>('GET', `/resource_providers/${input.uuid}`));
   const body = {
     name: input.name ?? current.name,
@@ -144,14 +147,14 @@ export async function updateProvider(gateway: Gateway, input: UpdateProviderInpu
   return mirrored(gateway, input.uuid);
 }
 
-export async function deleteProvider(gateway: Gateway, uuid: string): Promise<ProviderRow> {
+async function deleteProvider(gateway: Gateway, uuid: string): Promise<ProviderRow> {
   const before = mirrored(gateway, uuid);
   await through(gateway, { provider: uuid }, () => gateway.write('DELETE', `/resource_providers/${uuid}`));
   await gateway.readBack([uuid]);
   return before;
 }
 
-export async function setAllocations(gateway: Gateway, input: SetAllocationsInput): Promise<string[]> {
+async function setAllocations(gateway: Gateway, input: SetAllocationsInput): Promise<string[]> {
   const allocations = Object.fromEntries(
     input.allocations.map((a) => [a.providerUuid, { resources: Object.fromEntries(a.resources.map((r) => [r.resourceClass, r.amount])) }]),
   );
@@ -172,20 +175,20 @@ export async function setAllocations(gateway: Gateway, input: SetAllocationsInpu
   return touched;
 }
 
-export async function deleteAllocations(gateway: Gateway, consumerUuid: string): Promise<string[]> {
+async function deleteAllocations(gateway: Gateway, consumerUuid: string): Promise<string[]> {
   const before = providersOfConsumer(gateway, consumerUuid);
   await through(gateway, { consumer: consumerUuid, kind: 'consumer', key: `consumerUuid=${consumerUuid}` }, () => gateway.write('DELETE', `/allocations/${consumerUuid}`));
   await gateway.readBack(before, [consumerUuid]);
   return before;
 }
 
-export async function createName(gateway: Gateway, table: 'traits' | 'resource_classes', name: string): Promise<boolean> {
+async function createName(gateway: Gateway, table: 'traits' | 'resource_classes', name: string): Promise<boolean> {
   const created = await gatewayPutName(gateway, table, name);
   await refreshNames(gateway, table);
   return created;
 }
 
-export async function deleteName(gateway: Gateway, table: 'traits' | 'resource_classes', name: string): Promise<void> {
+async function deleteName(gateway: Gateway, table: 'traits' | 'resource_classes', name: string): Promise<void> {
   const kind = table === 'traits' ? 'trait' : 'resource class';
   await through(gateway, { kind, key: `name=${name}` }, () => gateway.write('DELETE', `/${table}/${encodeURIComponent(name)}`));
   await refreshNames(gateway, table);
@@ -224,7 +227,7 @@ function providersOfConsumer(gateway: Gateway, consumerUuid: string): string[] {
  * provenance records), the refusal says which they are, and the same apply run again plans only
  * what is left and converges.
  */
-export async function applyProviderConfig(gateway: Gateway, input: ApplyConfigInput): Promise<ConfigPlan> {
+async function applyProviderConfig(gateway: Gateway, input: ApplyConfigInput): Promise<ConfigPlan> {
   const plan = gateway.db.transaction(() => checkedPlan(gateway.db, input));
   if (plan.dryRun || plan.errors.length > 0) return plan;
   for (const name of plan.newTraits) await through(gateway, { kind: 'trait', key: `name=${name}` }, () => gateway.write('PUT', `/traits/${encodeURIComponent(name)}`));
@@ -272,4 +275,80 @@ export async function applyProviderConfig(gateway: Gateway, input: ApplyConfigIn
 async function settle(gateway: Gateway, written: ConfigPlan['providers'], recorded = written) {
   await gateway.readBack(written.map((p) => p.provider.uuid));
   gateway.db.transaction(() => recordProvenance(gateway.db, recorded));
+}
+
+/** Placement's own operations, made in Placement and read back. */
+function throughPlacement(gateway: Gateway) {
+  const db = gateway.db;
+  return {
+    createProvider: (input: CreateProviderInput) => createProvider(gateway, input),
+    updateProvider: (input: UpdateProviderInput) => updateProvider(gateway, input),
+    deleteProvider: (uuid: string) => deleteProvider(gateway, uuid),
+    setInventories: (input: SetInventoriesInput) => setInventories(gateway, input),
+    setInventory: (input: SetInventoryInput) => setInventory(gateway, input),
+    setProviderTraits: (input: SetProviderTraitsInput) => setProviderTraits(gateway, input),
+    setProviderAggregates: (input: SetProviderAggregatesInput) => setProviderAggregates(gateway, input),
+    setAllocations: async (input: SetAllocationsInput) => {
+      const providerUuids = await setAllocations(gateway, input);
+      return { consumer: consumerByUuid(db, input.consumerUuid) ?? null, providerUuids };
+    },
+    deleteAllocations: async (consumerUuid: string) => ({ providerUuids: await deleteAllocations(gateway, consumerUuid) }),
+    createTrait: async (name: string) => {
+      const created = await createName(gateway, 'traits', name);
+      return { trait: traitByName(db, name)!, created };
+    },
+    deleteTrait: async (name: string) => {
+      const trait = traitByName(db, name) ?? { id: 0, name, standard: false };
+      await deleteName(gateway, 'traits', name);
+      return trait;
+    },
+    createResourceClass: async (name: string) => {
+      const created = await createName(gateway, 'resource_classes', name);
+      return { resourceClass: resourceClassByName(db, name)!, created };
+    },
+    deleteResourceClass: async (name: string) => {
+      const resourceClass = resourceClassByName(db, name) ?? { id: 0, name, standard: false };
+      await deleteName(gateway, 'resource_classes', name);
+      return resourceClass;
+    },
+    applyProviderConfig: (input: ApplyConfigInput) => applyProviderConfig(gateway, input),
+  } satisfies Partial<Writes>;
+}
+
+const SERVICE_NAMES = { compute: 'Nova', image: 'Glance', baremetal: 'Ironic' } as const;
+
+/**
+ * The write port in gateway mode. Placement's operations go through Placement; the data of Nova,
+ * Glance and Ironic is changed here only while that service is not mirrored (a node's provider,
+ * which is Placement's, never is).
+ */
+export function gatewayWrites(gateway: Gateway, feed: ChangeFeed): Writes {
+  const local = localWrites(gateway.db, feed);
+  const upstream: Partial<Record<OperationName, (input: never) => Promise<unknown>>> = throughPlacement(gateway);
+  const writes: Partial<Record<OperationName, (input: never) => Promise<unknown>>> = {};
+  for (const name of Object.keys(OPERATIONS) as OperationName[]) {
+    const through = upstream[name];
+    if (through) {
+      writes[name] = async (input: never) => {
+        const result = await through(input);
+        publish(feed, eventsOf(name, result as never, input));
+        return result;
+      };
+      continue;
+    }
+    const { owner, placementToo } = ownerOf(name);
+    writes[name] = async (input: never) => {
+      const url = owner ? await gateway.serviceUrl(owner.service) : null;
+      if (owner && url) {
+        throw new NotAvailableHere(`${name} is not available in gateway mode: ${owner.what} are mirrored from ${SERVICE_NAMES[owner.service]} at ${url}; ${owner.use}`, owner.service);
+      }
+      if (!owner || placementToo) {
+        throw new NotAvailableHere(
+          `${name} is not available in gateway mode: this server mirrors Placement at ${gateway.status().url}, and the change would be lost at the next refresh. Make it in the service that owns the data.`,
+        );
+      }
+      return local[name](input);
+    };
+  }
+  return writes as Writes;
 }
