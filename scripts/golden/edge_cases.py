@@ -28,7 +28,7 @@ at and just beyond the capacity, min_unit, max_unit and step_size edges, and
 a fixed list of invalid queries.
 
 Two shapes are never generated, because Placement 8.0.0 answers them with a
-known deliberate difference (oracle README "Quirks", project README):
+known deliberate difference (oracle README "Quirks", docs/compatibility.md):
 
 * the same resource class in the unsuffixed group and a numbered group with
   group_policy absent or isolate (inflated amounts): such queries always get
