@@ -12,15 +12,8 @@
 // using it are solved again one after the other on what the earlier ones leave, and the total is then
 // bounded by the classes' capacity/amount ratios over the whole cloud (exact only when they meet).
 import type { Db } from '../../db/client.js';
-import { CandidateIndex, type ClassInventories } from '../candidates/candidates.index.js';
-import { fromInput, type SearchRequest } from '../candidates/candidates.request.js';
-import { SearchFacts, type GroupPlan } from '../candidates/candidates.facts.js';
-import { planGroups } from '../candidates/candidates.plan.js';
-import { Enumerator, Layout, yieldToEventLoop, type Candidate } from '../candidates/candidates.enumerate.js';
-import { AnswerShape } from '../candidates/candidates.answer.js';
-import { providersById, type CapacityRow } from '../candidates/candidates.data.js';
+import { AnswerShape, type Candidate, CandidateIndex, type CandidateRequest, type CandidatesRequestInput, type CapacityRow, type ClassInventories, Enumerator, fromInput, type GroupPlan, Layout, planGroups, providersById, SearchFacts, type SearchRequest, yieldToEventLoop } from '../candidates/index.js';
 import { changesBetween, dataVersion, usageOnly, type DataVersion } from '../../db/changes.js';
-import type { CandidateRequest, CandidatesRequestInput } from '../candidates/candidates.types.js';
 import type { ProviderRow } from '../providers/providers.service.js';
 import { fitsUnits } from '../../rules/capacity.js';
 
@@ -171,7 +164,7 @@ interface SolveState {
   reachSums: ReachSums;
 }
 
-/** How many more instances of a request fit. Bad requests throw RequestRejected (Placement's status and message). */
+/** How many more instances of a request fit. Bad requests throw RequestRefused (Placement's status and message). */
 export function headroom(db: Db, input: CandidatesRequestInput): Promise<HeadroomResult> {
   const version = dataVersion(db);
   let kept = answers.get(db);
@@ -224,7 +217,7 @@ async function advance(db: Db, input: CandidatesRequestInput, prior: SolveState 
     // Their options, planned on their own providers and the sharing ones (what options there come from).
     const part = new FactsWithin(index, request, roots);
     for (const [classId, inventories] of facts.classes) part.classes.set(classId, rowsWithin(inventories, touched, roots, facts.sharing));
-    const partPlans = planGroups(part, false);
+    const partPlans = planGroups(part);
     const plans = prior.plans.map((plan, i) => {
       const optionsByAnchor = new Map(plan.optionsByAnchor);
       for (const root of roots) {
@@ -258,7 +251,7 @@ async function advance(db: Db, input: CandidatesRequestInput, prior: SolveState 
     state = { ...prior, version: index.version, plans, anchors: anchors.sort((a, b) => a - b) };
   } else {
     // Not strict: a group satisfied nowhere leaves no anchor (the search would stop there with no candidate).
-    const plans = planGroups(facts, false);
+    const plans = planGroups(facts);
     // Per class asked: its total per instance and its pieces.
     const demands: ClassDemand[] = [];
     const posOf = new Map<number, number>();

@@ -2,10 +2,11 @@
 // free. Three statements whatever the size of the cloud (providers with their inventories and usage,
 // then aggregates and traits when grouped by them); the sums are made in memory with the one capacity rule.
 import type { Db } from '../../db/client.js';
+import { RequestRefused } from '../common/errors.js';
 import { list, statement } from '../../db/sql.js';
 import { capacityOf } from '../../rules/capacity.js';
 import { changesBetween, dataVersion, usageOnly, type DataVersion } from '../../db/changes.js';
-import type { CandidatesRequestInput } from '../candidates/candidates.types.js';
+import type { CandidatesRequestInput } from '../candidates/index.js';
 import { BootRequestError, buildBootRequest, type FlavorSpec, type ImageSpec } from '../flavors/boot-request.js';
 import { extraSpecsOfFlavors, flavorByName } from '../flavors/flavors.service.js';
 import { imageByName, propertiesOfImages } from '../images/images.service.js';
@@ -371,20 +372,20 @@ export function headroomGroups(db: Db, result: HeadroomResult, by: HeadroomGroup
 }
 
 /** The request Nova builds for a flavor (and an image), or why there is none. */
-export function flavorRequest(db: Db, flavorName: string, imageName: string | null = null): { request: CandidatesRequestInput } | { error: string; status: number } {
+export function flavorRequest(db: Db, flavorName: string, imageName: string | null = null): CandidatesRequestInput {
   const flavor = flavorByName(db, flavorName);
-  if (!flavor) return { error: `Flavor ${flavorName} could not be found.`, status: 404 };
+  if (!flavor) throw new RequestRefused(`Flavor ${flavorName} could not be found.`, 404);
   let image: ImageSpec | null = null;
   if (imageName != null) {
     const row = imageByName(db, imageName);
-    if (!row) return { error: `Image ${imageName} could not be found.`, status: 404 };
+    if (!row) throw new RequestRefused(`Image ${imageName} could not be found.`, 404);
     image = { uuid: row.uuid, name: row.name, properties: propertiesOfImages(db, [row.id]).map((p) => [p.key, p.value] as const) };
   }
   const spec: FlavorSpec = { ...flavor, extraSpecs: extraSpecsOfFlavors(db, [flavor.id]).map((s) => [s.key, s.value] as const) };
   try {
-    return { request: buildBootRequest(spec, image).candidatesRequest };
+    return buildBootRequest(spec, image).candidatesRequest;
   } catch (error) {
-    if (error instanceof BootRequestError) return { error: error.message, status: 400 };
+    if (error instanceof BootRequestError) throw new RequestRefused(error.message);
     throw error;
   }
 }
