@@ -94,7 +94,7 @@ function namesByProvider(db: Db, kind: 'aggregates' | 'traits'): Map<number, str
 
 /**
  * What rollups are made of, kept while only usage changes: the providers matching each filter asked with
- * their inventories (after a write of usage on this connection, the usage of the providers written is read
+ * their inventories (after a write of usage, by any connection, the usage of the providers written is read
  * again and the rest kept; a filter on resources, whose matches depend on usage, is read again whole), and
  * the aggregates and traits of every provider. Any other change: all read again.
  */
@@ -185,7 +185,7 @@ const ORDER: CapacityGroupBy[] = ['AGGREGATE', 'TRAIT', 'ROOT', 'PROVIDER', 'RES
  */
 export function capacityRollup(db: Db, filter: ProviderFilter = {}, groupBy: readonly CapacityGroupBy[] = []): CapacityGroup[] {
   // Kept until the data changes: a dashboard asks the same rollups at every refresh. After a write of usage
-  // on this connection, the groups of the providers written are made again from the others kept.
+  // (by any connection), the groups of the providers written are made again from the others kept.
   const version = dataVersion(db);
   let kept = rollups.get(db);
   if (!kept || !changesBetween(db, kept.version, version).none) {
