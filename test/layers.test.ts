@@ -9,11 +9,13 @@ import { cycles, readImportGraph } from './import-graph.js';
 
 /** The layers above the domain, by file name; every other file of src/ is domain code. */
 const LAYERS: Record<string, RegExp[]> = {
-  graphql: [/^src\/(builder|schema|context|loaders)\.ts$/, /\.graphql\.ts$/, /\.loaders\.ts$/, /^src\/modules\/index\.ts$/, /^src\/modules\/common\/(connection|mutation|query-error)\.ts$/],
+  graphql: [/^src\/(builder|schema|context|loaders)\.ts$/, /\.graphql\.ts$/, /\.loaders\.ts$/, /^src\/modules\/index\.ts$/, /^src\/modules\/common\/(connection|mutation)\.ts$/],
   server: [/^src\/server\.ts$/, /^src\/server\//],
   cli: [/^src\/(main|commands|command)\.ts$/, /\.command\.ts$/, /^src\/cli\//],
 };
 const layerOf = (file: string) => Object.keys(LAYERS).find((layer) => LAYERS[layer].some((pattern) => pattern.test(file))) ?? 'domain';
+/** From the outside in: a layer may import itself and the layers after it, never one before it. */
+const ORDER = ['cli', 'server', 'graphql', 'domain'];
 /** Packages of the GraphQL and server layers. */
 const GRAPHQL_PACKAGES = /^(graphql|graphql-yoga|graphql-jit|@pothos\/.*|@envelop\/.*|@graphql-yoga\/.*|@escape\.tech\/graphql-armor.*)$/;
 
@@ -30,6 +32,30 @@ describe('import rules', () => {
 
   it('has no import cycle among the files of src/', () => {
     expect(cycles(graph.files)).toEqual([]);
+  });
+
+  it('has every import go inwards: the command line, then the server, then GraphQL, then the domain', () => {
+    const breaches: string[] = [];
+    for (const [file, targets] of graph.files) {
+      const from = ORDER.indexOf(layerOf(file));
+      for (const target of targets) if (ORDER.indexOf(layerOf(target)) < from) breaches.push(`${file} (${layerOf(file)}) imports ${target} (${layerOf(target)})`);
+    }
+    expect(breaches).toEqual([]);
+  });
+
+  it('keeps the rules free of the rest of the project: they import nothing of src/', () => {
+    const breaches = [...graph.files].filter(([file]) => file.startsWith('src/rules/')).flatMap(([file, targets]) => targets.filter((t) => !t.startsWith('src/rules/')).map((t) => `${file} imports ${t}`));
+    expect(breaches).toEqual([]);
+  });
+
+  it('reaches the candidate engine through its face (src/modules/candidates/index.ts) from outside it', () => {
+    const inside = (file: string) => file.startsWith('src/modules/candidates/');
+    const breaches: string[] = [];
+    for (const [file, targets] of graph.files) {
+      if (inside(file)) continue;
+      for (const target of targets) if (inside(target) && layerOf(target) === 'domain' && target !== 'src/modules/candidates/index.ts') breaches.push(`${file} imports ${target}`);
+    }
+    expect(breaches).toEqual([]);
   });
 
   it('keeps GraphQL, Pothos, the server and the command line out of domain code', () => {

@@ -34,7 +34,11 @@ const REQUEST = `query Request($flavor: String!) {
 const PROVIDER = `query Provider($name: String!) { resourceProviders(filter: { name: $name }, first: 1) { nodes { uuid } } }`;
 
 const EXPLAIN = `query Why($request: CandidatesRequest!, $provider: UUID!) {
-  explainCandidates(request: $request, provider: $provider, first: 1) { candidateTrees summary nodes { root { name } candidate problems { message } } }
+  explainCandidates(request: $request, provider: $provider, first: 1) {
+    __typename
+    ... on CandidatesExplanation { candidateTrees summary nodes { root { name } candidate problems { message } } }
+    ... on RequestError { status message }
+  }
 }`;
 
 function headers(accept) {
@@ -326,8 +330,15 @@ async function explainHere(event) {
     };
     const data = await gql(EXPLAIN, { request, provider: uuid });
     const e = data.explainCandidates;
-    const tree = e.nodes[0];
     answer.replaceChildren();
+    if (e.__typename === 'RequestError') {
+      const refused = document.createElement('p');
+      refused.className = 'verdict';
+      refused.textContent = `Placement refuses the request (${e.status}): ${e.message}`;
+      answer.append(refused);
+      return;
+    }
+    const tree = e.nodes[0];
     const head = document.createElement('p');
     head.className = 'verdict';
     head.textContent = tree ? (tree.candidate ? `${flavor} fits on ${tree.root.name}.` : `${flavor} does not fit on ${tree.root.name}.`) : e.summary;

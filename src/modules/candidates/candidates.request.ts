@@ -1,6 +1,7 @@
 // The normalized search request (Placement's RequestGroup / RequestWideParams), and the
 // structured GraphQL input checked and turned into it with Placement's 1.39 rules and messages.
 import { codePointOrder, pyCollapseSpaces, pyList, pyRepr } from '../../rules/python.js';
+import { RequestRefused } from '../common/errors.js';
 import type { CandidatesRequestInput } from './candidates.types.js';
 
 export const LATEST_MINOR = 39;
@@ -31,23 +32,10 @@ export interface SearchRequest {
   minor: number;
 }
 
-/**
- * A request Placement refuses: HTTP status and its message (whitespace collapsed, as Placement's JSON
- * error shows it). Thrown, but not an Error: a refusal is an answer, and a stack trace would only cost.
- */
-export class RequestRejected {
-  readonly message: string;
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    // Collapsed as Python's str.split() does (the whitespace of str.isspace(), not JS's \s).
-    this.message = pyCollapseSpaces(message);
-  }
-}
-
+/** Placement's refusal of a candidate request, its message whitespace-collapsed as Placement's JSON error shows it. */
 export const reject = (message: string, status = 400): never => {
-  throw new RequestRejected(status, message);
+  // Collapsed as Python's str.split() does (the whitespace of str.isspace(), not JS's \s).
+  throw new RequestRefused(pyCollapseSpaces(message), status);
 };
 
 /** Placement's checks on a parsed request that do not need the database (lib.RequestGroup.dict_from_request). */

@@ -3,11 +3,10 @@ import { builder } from '../../builder.js';
 import { ResourceProviderRef, ResourceProviderFilter } from '../providers/providers.graphql.js';
 import type { ProviderFilter } from '../providers/providers.service.js';
 import type { Context } from '../../context.js';
-import { QueryError } from '../common/query-error.js';
+import { RequestRefused } from '../common/errors.js';
 import { AllocationRequestRef } from '../candidates/candidates.graphql.js';
 import { CandidatesRequestInputRef } from '../candidates/candidates.inputs.graphql.js';
-import { RequestRejected } from '../candidates/candidates.request.js';
-import type { CandidatesRequestInput } from '../candidates/candidates.types.js';
+import type { CandidatesRequestInput } from '../candidates/index.js';
 import { FlavorRef } from '../flavors/flavors.graphql.js';
 import { STRANDED_REASONS, headroom, type HeadroomResult, type StrandedClass, type StrandedPart, type StrandedReason } from './capacity.headroom.js';
 import {
@@ -33,7 +32,7 @@ builder.scalarType('SafeInt', {
     return value;
   },
   parseValue: (value) => {
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new QueryError(`SafeInt must be an integer of at most 2^53 - 1 in size; got ${JSON.stringify(value)}.`);
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new RequestRefused(`SafeInt must be an integer of at most 2^53 - 1 in size; got ${JSON.stringify(value)}.`);
     return value;
   },
 });
@@ -115,7 +114,7 @@ builder.queryFields((t) => ({
       first: t.arg.int({ required: false, defaultValue: 10, description: `How many trees (at most ${MAX_TREES}).` }),
     },
     resolve: (_root, { filter, first }, ctx) => {
-      if (first != null && (first < 0 || first > MAX_TREES)) throw new QueryError(`first must be between 0 and ${MAX_TREES} (got ${first}).`);
+      if (first != null && (first < 0 || first > MAX_TREES)) throw new RequestRefused(`first must be between 0 and ${MAX_TREES} (got ${first}).`);
       return fullestTrees(ctx.db, (filter ?? {}) as ProviderFilter, first ?? 10);
     },
   }),
@@ -193,7 +192,7 @@ export const HeadroomRef = builder.objectRef<HeadroomView>('Headroom').implement
       description: `Allocation requests realising fits, in order: each is a candidate of the request on what the earlier ones leave (so PUT /allocations accepts them one after the other). At most ${MAX_PLAN}.`,
       args: { first: t.arg.int({ required: false, description: `How many (default: all of fits, at most ${MAX_PLAN}).` }) },
       resolve: (h, { first }) => {
-        if (first != null && first < 0) throw new QueryError('first must be 0 or more.');
+        if (first != null && first < 0) throw new RequestRefused('first must be 0 or more.');
         return h.result.plan(Math.min(first ?? h.result.fits, MAX_PLAN));
       },
     }),
@@ -208,19 +207,10 @@ export const HeadroomRef = builder.objectRef<HeadroomView>('Headroom').implement
 });
 
 async function headroomOf(ctx: Context, request: CandidatesRequestInput): Promise<HeadroomView> {
-  try {
-    return { result: await headroom(ctx.db, request) };
-  } catch (error) {
-    if (error instanceof RequestRejected) throw new QueryError(error.message, error.status);
-    throw error;
-  }
+  return { result: await headroom(ctx.db, request) };
 }
 
-async function flavorHeadroomOf(ctx: Context, flavor: string, image: string | null | undefined): Promise<HeadroomView> {
-  const built = flavorRequest(ctx.db, flavor, image ?? null);
-  if ('error' in built) throw new QueryError(built.error, built.status);
-  return headroomOf(ctx, built.request);
-}
+const flavorHeadroomOf = (ctx: Context, flavor: string, image: string | null | undefined): Promise<HeadroomView> => headroomOf(ctx, flavorRequest(ctx.db, flavor, image ?? null));
 
 const FlavorHeadroomRef = builder.objectRef<{ flavor: string; headroom: HeadroomView }>('FlavorHeadroom').implement({
   description: 'Headroom of one flavor.',

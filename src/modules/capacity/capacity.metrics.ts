@@ -3,7 +3,7 @@
 // by another connection), so repeated scrapes of unchanged data cost nothing.
 import type { Db } from '../../db/client.js';
 import { keptPerDatabase } from '../../db/changes.js';
-import { RequestRejected } from '../candidates/candidates.request.js';
+import { RequestRefused } from '../common/errors.js';
 import { headroom } from './capacity.headroom.js';
 import { capacityRollup, flavorNames, flavorRequest, type CapacityResource } from './capacity.service.js';
 
@@ -34,14 +34,12 @@ async function compute(db: Db): Promise<CapacitySamples> {
     .map((g) => ({ aggregate: g.key.aggregate!, resources: g.resources }));
   const flavors: CapacitySamples['flavors'] = [];
   for (const flavor of flavorNames(db)) {
-    const built = flavorRequest(db, flavor);
-    if ('error' in built) continue;
     try {
-      const h = await headroom(db, built.request);
+      const h = await headroom(db, flavorRequest(db, flavor));
       flavors.push({ flavor, fits: h.fits, atMost: h.atMost, exact: h.exact });
     } catch (error) {
-      // A request Placement refuses (an unknown class or trait) has no headroom to report.
-      if (!(error instanceof RequestRejected)) throw error;
+      // A flavor Nova builds no request for, or one Placement refuses (an unknown class or trait), has no headroom to report.
+      if (!(error instanceof RequestRefused)) throw error;
     }
   }
   return { classes, aggregates, flavors };
