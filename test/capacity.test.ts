@@ -79,7 +79,7 @@ for (const [name, load] of [
 }
 
 describe('capacity metrics', () => {
-  it('exports capacity per class and aggregate and headroom per stored flavor, as the API answers them', async () => {
+  it('exports capacity per class and aggregate, and headroom and stranded capacity per stored flavor, as the API answers them', async () => {
     const snapshot = demoCloud();
     const { gql, yoga } = harness(snapshot);
     const created = await gql(`mutation { createFlavor(input: { name: "m1.medium", vcpus: 2, memoryMb: 4096, rootGb: 20 }) { __typename } }`);
@@ -99,10 +99,15 @@ describe('capacity metrics', () => {
     }
     const perAggregate = expected(snapshot, (rp) => snapshot.aggregates?.[rp] ?? []);
     for (const [agg, classes] of perAggregate) for (const [rc, f] of classes) expect(samples.get(`placement_gql_aggregate_capacity_used{aggregate="${agg}",resource_class="${rc}"}`)).toBe(f.used);
-    const { data } = await gql(`{ flavor(name: "m1.medium") { headroom { fits atMost exact } } }`);
+    const { data } = await gql(`{ flavor(name: "m1.medium") { headroom { fits atMost exact stranded { resourceClass reasons { reason amount } } } } }`);
     expect(data.flavor.headroom.fits).toBeGreaterThan(0);
     expect(samples.get('placement_gql_flavor_headroom{flavor="m1.medium"}')).toBe(data.flavor.headroom.fits);
     expect(samples.get('placement_gql_flavor_headroom_at_most{flavor="m1.medium"}')).toBe(data.flavor.headroom.atMost);
+    // Stranded capacity per class and reason, as the API answers it, and nothing else for the flavor.
+    const stranded = new Map<string, number>();
+    for (const c of data.flavor.headroom.stranded) for (const r of c.reasons) stranded.set(`placement_gql_flavor_stranded{flavor="m1.medium",resource_class="${c.resourceClass}",reason="${r.reason}"}`, r.amount);
+    expect(stranded.size).toBeGreaterThan(0);
+    expect(new Map([...samples].filter(([k]) => k.startsWith('placement_gql_flavor_stranded{flavor="m1.medium"')))).toEqual(stranded);
     // A change is seen at the next scrape.
     await gql(`mutation { deleteFlavor(input: { name: "m1.medium" }) { __typename } }`);
     samples = await scrape();

@@ -1,10 +1,10 @@
 // Capacity figures for /metrics: capacity and usage per resource class and per aggregate, and the
-// headroom of every stored flavor. Computed on a scrape and kept until the data changes (here or
+// headroom of every stored flavor with the capacity it strands. Computed on a scrape and kept until the data changes (here or
 // by another connection), so repeated scrapes of unchanged data cost nothing.
 import type { Db } from '../../db/client.js';
 import { changeSince, dataVersion, type DataVersion } from '../candidates/candidates.data.js';
 import { RequestRejected } from '../candidates/candidates.request.js';
-import { headroom } from './capacity.headroom.js';
+import { headroom, type StrandedReason } from './capacity.headroom.js';
 import { capacityRollup, flavorNames, flavorRequest, type CapacityResource } from './capacity.service.js';
 
 export interface CapacitySamples {
@@ -13,7 +13,7 @@ export interface CapacitySamples {
   /** Per aggregate (providers that are members themselves) and resource class. */
   aggregates: { aggregate: string; resources: CapacityResource[] }[];
   /** Per stored flavor (booted from an image without properties); flavors Nova cannot build a request for are left out. */
-  flavors: { flavor: string; fits: number; atMost: number; exact: boolean }[];
+  flavors: { flavor: string; fits: number; atMost: number; exact: boolean; stranded: { resourceClass: string; reason: StrandedReason; amount: number }[] }[];
 }
 
 const cache = new WeakMap<Db, { version: DataVersion; samples: Promise<CapacitySamples> }>();
@@ -39,7 +39,8 @@ async function compute(db: Db): Promise<CapacitySamples> {
     if ('error' in built) continue;
     try {
       const h = await headroom(db, built.request);
-      flavors.push({ flavor, fits: h.fits, atMost: h.atMost, exact: h.exact });
+      const stranded = h.stranded.flatMap((c) => c.reasons.map((r) => ({ resourceClass: c.resourceClass, reason: r.reason, amount: r.amount })));
+      flavors.push({ flavor, fits: h.fits, atMost: h.atMost, exact: h.exact, stranded });
     } catch (error) {
       // A request Placement refuses (an unknown class or trait) has no headroom to report.
       if (!(error instanceof RequestRejected)) throw error;
