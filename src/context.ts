@@ -1,5 +1,6 @@
 // Per-request context: the database, this request's DataLoaders, the caller, and the change feed.
 import type { Db } from './db/client.js';
+import type { CapacityHistory } from './modules/capacity/capacity.history.js';
 import { createLoaders, type Loaders } from './loaders.js';
 import type { Role } from './server/access.js';
 import { createChangeFeed, type ChangeFeed } from './server/events.js';
@@ -17,11 +18,13 @@ export interface Context {
   limits: Limits;
   /** The live Placement this server mirrors and writes through to; null in standalone mode. */
   gateway: Gateway | null;
+  /** The capacity of the last hour, sampled by a serving process; null when none is kept. */
+  history: CapacityHistory | null;
   /** Drops cached loads after a change, so the payload reads fresh rows. */
   changed(): void;
 }
 
-export function createContext(db: Db, options: { role?: Role | null; feed?: ChangeFeed; limits?: Limits; gateway?: Gateway | null } = {}): Context {
+export function createContext(db: Db, options: { role?: Role | null; feed?: ChangeFeed; limits?: Limits; gateway?: Gateway | null; history?: CapacityHistory | null } = {}): Context {
   const context: Context = {
     db,
     loaders: createLoaders(db),
@@ -29,6 +32,7 @@ export function createContext(db: Db, options: { role?: Role | null; feed?: Chan
     feed: options.feed ?? createChangeFeed(),
     limits: options.limits ?? DEFAULT_LIMITS,
     gateway: options.gateway ?? null,
+    history: options.history ?? null,
     changed: () => {
       context.loaders = createLoaders(db);
     },
