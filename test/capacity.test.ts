@@ -139,6 +139,6 @@ describe('aggregate members', () => {
     // One statement for the members of every aggregate (and one for the rollup).
     expect(await countStatements('{ capacity(groupBy: [AGGREGATE]) { key { aggregateMembers { name } } } }')).toBe((await countStatements('{ capacity(groupBy: [AGGREGATE]) { key { aggregate } } }')) + 1);
     const refused = await gql('{ capacity(groupBy: [AGGREGATE]) { key { aggregateMembers(first: 21) { name } } } }', undefined, { allowErrors: true });
-    expect(refused.errors[0].message).toBe('first must be between 0 and 20 (got 21).');
+    expect(refused.errors![0].message).toBe('first must be between 0 and 20 (got 21).');
   });
 });
