@@ -13,7 +13,14 @@ export interface CapacitySamples {
   /** Per aggregate (providers that are members themselves) and resource class. */
   aggregates: { aggregate: string; resources: CapacityResource[] }[];
   /** Per stored flavor (booted from an image without properties); flavors Nova cannot build a request for are left out. */
-  flavors: { flavor: string; fits: number; atMost: number; exact: boolean; stranded: { resourceClass: string; reason: StrandedReason; amount: number }[] }[];
+  flavors: { flavor: string; fits: number; atMost: number; exact: boolean; stranded: () => StrandedSample[] }[];
+}
+
+/** Free capacity of one class stranded for one reason; computed on first asking (the history never asks). */
+export interface StrandedSample {
+  resourceClass: string;
+  reason: StrandedReason;
+  amount: number;
 }
 
 const cache = new WeakMap<Db, { version: DataVersion; samples: Promise<CapacitySamples> }>();
@@ -39,7 +46,8 @@ async function compute(db: Db): Promise<CapacitySamples> {
     if ('error' in built) continue;
     try {
       const h = await headroom(db, built.request);
-      const stranded = h.stranded.flatMap((c) => c.reasons.map((r) => ({ resourceClass: c.resourceClass, reason: r.reason, amount: r.amount })));
+      // h.stranded is worked out when first read, and kept with h (which headroom keeps for this data too).
+      const stranded = () => h.stranded.flatMap((c) => c.reasons.map((r) => ({ resourceClass: c.resourceClass, reason: r.reason, amount: r.amount })));
       flavors.push({ flavor, fits: h.fits, atMost: h.atMost, exact: h.exact, stranded });
     } catch (error) {
       // A request Placement refuses (an unknown class or trait) has no headroom to report.
