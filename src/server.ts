@@ -9,6 +9,7 @@ import { createChangeFeed } from './server/events.js';
 import { DEFAULT_LIMITS, type Limits } from './modules/common/limits.js';
 import { Metrics } from './server/metrics.js';
 import { capacitySamples } from './modules/capacity/capacity.metrics.js';
+import { CapacityHistory, type HistoryOptions } from './modules/capacity/capacity.history.js';
 import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObservability, useStreamsStop, type Logger } from './server/plugins.js';
 import { CANDIDATE_ANSWER_JSON, selectsCandidates } from './modules/candidates/candidates.graphql.js';
 import { useAnswerJson } from './server/answer-json.js';
@@ -36,11 +37,15 @@ export interface ServerOptions {
   graphiqlQuery?: string;
   /** Gateway mode: the live Placement mirrored into the database and written through to. */
   gateway?: Gateway | null;
+  /** Keep the capacity of the last hour in memory (capacityHistory; the dashboard's lines), sampled every interval. */
+  history?: HistoryOptions;
 }
 
 export type Server = YogaServerInstance<{}, Context> & {
   metrics: Metrics;
   limits: Limits;
+  /** The capacity history this server keeps, sampling from its creation; null without options.history. */
+  history: CapacityHistory | null;
   /** Ends every open subscription stream with a last SERVER_STOPPING result (for a graceful stop). */
   stopStreams(): void;
 };
@@ -53,9 +58,11 @@ export function createServer(options: ServerOptions): Server {
   const writes = options.gateway ? gatewayWrites(options.gateway, feed) : localWrites(options.db, feed);
   const stopping = new AbortController();
   const metrics = new Metrics(() => options.db.statements.count, { processMetrics: options.processMetrics, capacity: () => capacitySamples(options.db) });
+  const history = options.history ? new CapacityHistory(() => capacitySamples(options.db), options.history) : null;
+  history?.start();
   const yoga = createYoga<{}, Context>({
     schema: getSchema(),
-    context: ({ request }) => createContext(options.db, { role: roleOf(access, request.headers.get('authorization')), feed, limits, writes, gateway: options.gateway }),
+    context: ({ request }) => createContext(options.db, { role: roleOf(access, request.headers.get('authorization')), feed, limits, writes, gateway: options.gateway, history }),
     maskedErrors: options.maskErrors ?? true,
     graphiql: true,
     renderGraphiQL: () =>
@@ -83,5 +90,5 @@ export function createServer(options: ServerOptions): Server {
       useAnswerJson({ ...CANDIDATE_ANSWER_JSON, enableIf: selectsCandidates }),
     ],
   });
-  return Object.assign(yoga, { metrics, limits, stopStreams: () => stopping.abort() });
+  return Object.assign(yoga, { metrics, limits, history, stopStreams: () => stopping.abort() });
 }

@@ -13,4 +13,4 @@ export { SearchFacts, type GroupPlan } from './candidates.facts.js';
 export { planGroups } from './candidates.plan.js';
 export { Enumerator, Layout, yieldToEventLoop, type Candidate } from './candidates.enumerate.js';
 export { AnswerShape } from './candidates.answer.js';
-export { providersById, type CapacityRow } from './candidates.data.js';
+export { providersById, SHARING_TRAIT, type CapacityRow } from './candidates.data.js';

@@ -8,6 +8,7 @@ import { AllocationRequestRef } from '../candidates/candidates.graphql.js';
 import { CandidatesRequestInputRef } from '../candidates/candidates.inputs.graphql.js';
 import type { CandidatesRequestInput } from '../candidates/index.js';
 import { FlavorRef } from '../flavors/flavors.graphql.js';
+import type { CapacityHistory, HistorySample } from './capacity.history.js';
 import { STRANDED_REASONS, headroom, type HeadroomResult, type StrandedClass, type StrandedPart, type StrandedReason } from './capacity.headroom.js';
 import {
   capacityRollup,
@@ -62,11 +63,27 @@ export const CapacityResourceRef = builder.objectRef<CapacityResource>('Capacity
   }),
 });
 
+const MAX_MEMBERS = 20;
+
 const CapacityGroupKeyRef = builder.objectRef<CapacityGroupKey>('CapacityGroupKey').implement({
   description: 'What the providers of a group have in common; null for what the group is not keyed by (or an aggregate or trait the providers lack).',
   fields: (t) => ({
     resourceClass: t.exposeString('resourceClass', { nullable: true, description: 'The resource class (groupBy RESOURCE_CLASS).' }),
     aggregate: t.field({ type: 'UUID', nullable: true, description: 'The aggregate uuid (groupBy AGGREGATE).', resolve: (k) => k.aggregate }),
+    aggregateMembers: t.field({
+      type: [ResourceProviderRef],
+      description:
+        "Some providers in the aggregate (groupBy AGGREGATE; empty otherwise), sharing providers first, then by name: Placement's aggregates have no names, their members tell them apart. Every member, whatever the filter; the group's providerCount counts those matching it.",
+      args: { first: t.arg.int({ required: false, defaultValue: 3, description: `How many (at most ${MAX_MEMBERS}).` }) },
+      resolve: async (k, { first }, ctx) => {
+        const n = first ?? 3;
+        if (n < 0 || n > MAX_MEMBERS) throw new RequestRefused(`first must be between 0 and ${MAX_MEMBERS} (got ${n}).`);
+        if (!k.aggregate || n === 0) return [];
+        const rows = await ctx.loaders.aggregates.membersOf(n).load(k.aggregate);
+        ctx.loaders.providers.prime(rows);
+        return rows;
+      },
+    }),
     trait: t.exposeString('trait', { nullable: true, description: 'The trait (groupBy TRAIT).' }),
     root: t.field({
       type: ResourceProviderRef,
@@ -249,5 +266,50 @@ builder.queryFields((t) => ({
       for (const flavor of names) out.push({ flavor, headroom: await flavorHeadroomOf(ctx, flavor, image) });
       return out;
     },
+  }),
+}));
+
+// ---- History ----
+
+const HistoryClassRef = builder.objectRef<HistorySample['classes'][number]>('CapacityHistoryClass').implement({
+  description: 'Capacity and usage of one resource class at one sample.',
+  fields: (t) => ({
+    resourceClass: t.exposeString('resourceClass', { description: 'The resource class.' }),
+    capacity: t.expose('capacity', { type: 'SafeInt', description: "Sum of each inventory's floor((total - reserved) * allocation_ratio)." }),
+    used: t.expose('used', { type: 'SafeInt', description: 'Sum of the allocations against them.' }),
+  }),
+});
+
+const HistoryFlavorRef = builder.objectRef<HistorySample['flavors'][number]>('CapacityHistoryFlavor').implement({
+  description: 'Headroom of one stored flavor at one sample.',
+  fields: (t) => ({
+    flavor: t.exposeString('flavor', { description: 'The flavor name.' }),
+    fits: t.exposeInt('fits', { description: 'More servers of the flavor that fit together (headroom.fits, an image without properties).' }),
+  }),
+});
+
+const HistorySampleRef = builder.objectRef<HistorySample>('CapacityHistorySample').implement({
+  description: 'The capacity of the cloud at one moment.',
+  fields: (t) => ({
+    at: t.string({ description: 'When the sample was taken (ISO 8601).', resolve: (s) => new Date(s.at).toISOString() }),
+    classes: t.expose('classes', { type: [HistoryClassRef], description: 'Per resource class, sorted by name.' }),
+    flavors: t.expose('flavors', { type: [HistoryFlavorRef], description: 'Per stored flavor Nova can build a request for, sorted by name.' }),
+  }),
+});
+
+const HistoryRef = builder.objectRef<{ history: CapacityHistory | null }>('CapacityHistory').implement({
+  description: 'The capacity of the last hour, kept in memory by the serving process (a restart starts it afresh; Prometheus keeps longer ones from /metrics).',
+  fields: (t) => ({
+    intervalSeconds: t.float({ nullable: true, description: 'Seconds between two samples; null when this server keeps no history.', resolve: ({ history: h }) => (h ? h.intervalMs / 1000 : null) }),
+    keptSeconds: t.float({ nullable: true, description: 'How far back samples are kept; null when this server keeps no history.', resolve: ({ history: h }) => (h ? h.keepMs / 1000 : null) }),
+    samples: t.field({ type: [HistorySampleRef], description: 'The samples, oldest first (the first is taken when the server starts); empty when this server keeps no history (only `serve` keeps one).', resolve: ({ history: h }) => h?.samples() ?? [] }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  capacityHistory: t.field({
+    type: HistoryRef,
+    description: 'Used and capacity per resource class and headroom per flavor over the last hour, sampled every 30 seconds by the serving process: the lines of the /dashboard page.',
+    resolve: (_root, _args, ctx) => ({ history: ctx.history }),
   }),
 }));
