@@ -7,8 +7,7 @@ import type { Db } from '../db/client.js';
 import type { Context } from '../context.js';
 import type { Metrics } from './metrics.js';
 import { limitsRules, type Limits } from './limits.js';
-import { RequestRefused } from '../modules/common/errors.js';
-import { reportedError } from '../modules/common/query-error.js';
+import { isReported, reportedError } from '../modules/common/query-error.js';
 import { CANDIDATE_FIELDS } from '../modules/candidates/candidates.graphql.js';
 
 
@@ -150,13 +149,13 @@ export function useNoInternals(): Plugin<Context> {
   };
 }
 
-/** Refusals of the domain (RequestRefused) reported as top-level errors with Placement's status; before error masking, which keeps them. */
+/** Refusals of the domain (RequestRefused) reported as top-level errors with Placement's status, and a busy database as DATABASE_BUSY; before error masking, which keeps them. */
 export function useDomainErrors(): Plugin<Context> {
   return {
     onExecute() {
       return {
         onExecuteDone({ result, setResult }) {
-          if (!('errors' in result) || !result.errors?.some((e) => e.originalError instanceof RequestRefused)) return;
+          if (!('errors' in result) || !result.errors?.some(isReported)) return;
           setResult({ ...result, errors: result.errors.map(reportedError) });
         },
       };

@@ -19,7 +19,7 @@ interface MutationOptions<Fields extends InputFieldMap, Payload, Input = InputSh
   payload: PothosSchemaTypes.ObjectRef<Types, Payload>;
   /** The error types besides InvalidInput. */
   errors: PothosSchemaTypes.ObjectRef<Types, DomainError>[];
-  /** The domain operation; it runs inside one transaction. */
+  /** The domain operation; it runs inside one transaction (retried while another process holds the write lock). */
   resolve: (input: Input, ctx: Context) => NoInfer<Payload>;
   /**
    * Gateway mode: the same change made in Placement, then read back into the mirror. Without it the
@@ -72,7 +72,7 @@ export function defineMutation<Fields extends InputFieldMap, Payload>(name: stri
           const payload =
             gateway && !options.local
               ? await throughGateway(name, options, input, ctx, gateway)
-              : ctx.db.transaction(() => options.resolve(input, ctx));
+              : await ctx.db.transactionWhenFree(() => options.resolve(input, ctx));
           ctx.changed();
           if (options.events) publish(ctx.feed, options.events(payload, input));
           return payload;
