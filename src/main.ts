@@ -154,7 +154,8 @@ async function main(argv: string[]): Promise<number> {
       const portText = values.port ?? process.env.PORT ?? '4000';
       const port = Number(portText);
       if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, not '${portText}'`);
-      const access = loadAccessConfig(values.tokens ?? process.env.PLACEMENT_TOKENS_FILE, process.env.PLACEMENT_TOKENS);
+      // Workers read the same configuration: the primary alone warns.
+      const access = loadAccessConfig(values.tokens ?? process.env.PLACEMENT_TOKENS_FILE, process.env.PLACEMENT_TOKENS, isWorker() ? () => {} : undefined);
       if (access.tokens.size === 0 && !isLoopback(host)) {
         console.error(`Refusing to serve on ${host} without access control: no bearer tokens are configured.\n${HOW_TO_CONFIGURE_TOKENS}`);
         return 1;
