@@ -1,15 +1,16 @@
 // createServer(options): graphql-yoga over the schema with access control, limits and observability. No domain logic.
+import { setMaxListeners } from 'node:events';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import type { Db } from './db/client.js';
 import { createContext, type Context } from './context.js';
 import { getSchema } from './schema.js';
 import { OPEN_ACCESS, roleOf, type AccessConfig } from './server/access.js';
-import { createChangeFeed } from './server/events.js';
+import { createChangeFeed, type ChangeFeed } from './server/events.js';
 import { DEFAULT_LIMITS, type Limits } from './server/limits.js';
 import { Metrics } from './server/metrics.js';
 import { capacitySamples } from './modules/capacity/capacity.metrics.js';
-import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObservability, useStreamsStop, type Logger } from './server/plugins.js';
+import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObservability, useStreams, type Logger } from './server/plugins.js';
 import { CANDIDATE_ANSWER_JSON, selectsCandidates } from './modules/candidates/candidates.graphql.js';
 import { useAnswerJson } from './server/answer-json.js';
 import { renderGraphiqlPage, useGraphiqlAssets } from './server/graphiql.js';
@@ -39,6 +40,8 @@ export interface ServerOptions {
 export type Server = YogaServerInstance<{}, Context> & {
   metrics: Metrics;
   limits: Limits;
+  /** The change feed subscriptions read. */
+  feed: ChangeFeed;
   /** Ends every open subscription stream with a last SERVER_STOPPING result (for a graceful stop). */
   stopStreams(): void;
 };
@@ -48,6 +51,8 @@ export function createServer(options: ServerOptions): Server {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const feed = createChangeFeed();
   const stopping = new AbortController();
+  // Each open stream listens for the stop: as many as maxStreams.
+  setMaxListeners(0, stopping.signal);
   const metrics = new Metrics(() => options.db.statements.count, { processMetrics: options.processMetrics, capacity: () => capacitySamples(options.db) });
   const yoga = createYoga<{}, Context>({
     schema: getSchema(),
@@ -72,12 +77,12 @@ export function createServer(options: ServerOptions): Server {
       useObservability(options.db, metrics, options.log ?? null, (request) => options.metricsOpen === true || roleOf(access, request.headers.get('authorization')) !== null),
       useLimits(limits, metrics),
       useAccessControl(),
-      useStreamsStop(stopping.signal),
+      useStreams(stopping.signal, limits.maxStreamBufferBytes, metrics),
       // Candidate answers run to tens of thousands of objects: compiled execution shapes them several times faster.
       useGraphQlJit({}, { enableIf: (args) => selectsCandidates(args.document) }),
       // Most candidate answers need no execution at all: their JSON is written from the search's objects.
       useAnswerJson({ ...CANDIDATE_ANSWER_JSON, enableIf: selectsCandidates }),
     ],
   });
-  return Object.assign(yoga, { metrics, limits, stopStreams: () => stopping.abort() });
+  return Object.assign(yoga, { metrics, limits, feed, stopStreams: () => stopping.abort() });
 }

@@ -38,6 +38,8 @@ export interface Limits {
   /** Open streaming answers (SSE or multipart subscriptions), in total and from one client address. */
   maxStreams: number;
   maxStreamsPerAddress: number;
+  /** Bytes of answers a subscription stream may leave unread; past them the subscriber is dropped. */
+  maxStreamBufferBytes: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -50,6 +52,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxConnectionsPerAddress: 100,
   maxStreams: 500,
   maxStreamsPerAddress: 20,
+  maxStreamBufferBytes: 1_000_000,
 };
 
 /** Expected size of a plain list field that declares none (see listSize). */

@@ -164,39 +164,108 @@ export function useDomainErrors(): Plugin<Context> {
 }
 
 /**
- * Subscription streams end when the server stops: each gets a last result saying so (an error with code
- * SERVER_STOPPING), then completes, which SSE sends as `event: complete`, so a client knows to subscribe
- * again rather than seeing a cut connection.
+ * Subscription streams. Each runs ahead of its reader: every event is executed as it comes, into a buffer
+ * the stream is read from, so events never pile up unbounded behind a client that does not read. A client
+ * that leaves more than `maxBufferBytes` of answers unread is dropped: its connection is closed and the
+ * buffer given back (its last result, for a reader that comes back, says so: SLOW_SUBSCRIBER). When the
+ * server stops, each stream gets a last result saying so (SERVER_STOPPING), then completes, which SSE sends
+ * as `event: complete`, so a client knows to subscribe again rather than seeing a cut connection.
  */
-export function useStreamsStop(stopping: AbortSignal): Plugin<Context> {
+export function useStreams(stopping: AbortSignal, maxBufferBytes: number, metrics: Metrics): Plugin<Context> {
   return {
-    onSubscribe() {
+    onSubscribe({ args }) {
+      // Over HTTP, yoga's context carries Node's response: the way to drop a client that reads nothing.
+      const response = (args.contextValue as { res?: { destroy(): void } }).res;
+      const drop = () => {
+        metrics.refuse('maxStreamBufferBytes');
+        response?.destroy();
+      };
       return {
         onSubscribeResult({ result, setResult }) {
-          if (result && typeof (result as any)[Symbol.asyncIterator] === 'function') setResult(untilStopped(result as AsyncIterable<any>, stopping));
+          if (result && typeof (result as any)[Symbol.asyncIterator] === 'function') setResult(buffered(result as AsyncIterable<any>, { stopping, maxBufferBytes, drop }));
         },
       };
     },
   };
 }
 
-const STOPPED = Symbol('stopped');
+type Last = { errors: GraphQLError[] };
 
-async function* untilStopped<T>(source: AsyncIterable<T>, stopping: AbortSignal): AsyncGenerator<T | { errors: GraphQLError[] }> {
+function buffered<T>(source: AsyncIterable<T>, options: { stopping: AbortSignal; maxBufferBytes: number; drop: () => void }): AsyncIterableIterator<T | Last> {
   const iterator = source[Symbol.asyncIterator]();
-  const stopped = new Promise<typeof STOPPED>((resolve) => (stopping.aborted ? resolve(STOPPED) : stopping.addEventListener('abort', () => resolve(STOPPED), { once: true })));
-  try {
-    while (true) {
-      const next = await Promise.race([iterator.next(), stopped]);
-      if (next === STOPPED) {
-        yield { errors: [new GraphQLError('The server is stopping: this stream ends here. Subscribe again once it is back.', { extensions: { code: 'SERVER_STOPPING' } })] };
-        return;
-      }
-      if (next.done) return;
-      yield next.value;
-    }
-  } finally {
+  const queue: { value: T | Last; bytes: number }[] = [];
+  let unread = 0;
+  let ended = false;
+  let failure: { error: unknown } | null = null;
+  let wake: (() => void) | null = null;
+  const notify = () => {
+    const waiting = wake;
+    wake = null;
+    waiting?.();
+  };
+  const end = (last?: Last) => {
+    if (ended) return;
+    ended = true;
+    if (last) queue.push({ value: last, bytes: 0 });
+    options.stopping.removeEventListener('abort', stop);
     // Not awaited: a source waiting for its next event ends on its own once asked to.
     void iterator.return?.();
-  }
+    notify();
+  };
+  const stop = () => end({ errors: [new GraphQLError('The server is stopping: this stream ends here. Subscribe again once it is back.', { extensions: { code: 'SERVER_STOPPING' } })] });
+  if (options.stopping.aborted) stop();
+  else options.stopping.addEventListener('abort', stop, { once: true });
+  void (async () => {
+    try {
+      while (!ended) {
+        const next = await iterator.next();
+        if (ended) return;
+        if (next.done) return end();
+        const bytes = JSON.stringify(next.value).length;
+        if (unread + bytes > options.maxBufferBytes) {
+          queue.length = 0;
+          unread = 0;
+          end({
+            errors: [
+              new GraphQLError(`This stream was dropped: it left more than ${options.maxBufferBytes} bytes unread (the limit maxStreamBufferBytes). Subscribe again, and read events as they come.`, {
+                extensions: { code: 'SLOW_SUBSCRIBER', limit: 'maxStreamBufferBytes', allowed: options.maxBufferBytes },
+              }),
+            ],
+          });
+          return options.drop();
+        }
+        queue.push({ value: next.value, bytes });
+        unread += bytes;
+        notify();
+      }
+    } catch (error) {
+      failure = { error };
+      end();
+    }
+  })();
+  return {
+    async next() {
+      while (queue.length === 0 && !ended) await new Promise<void>((resolve) => (wake = resolve));
+      const item = queue.shift();
+      if (item) {
+        unread -= item.bytes;
+        return { value: item.value, done: false };
+      }
+      if (failure) {
+        const { error } = failure;
+        failure = null;
+        throw error;
+      }
+      return { value: undefined, done: true };
+    },
+    async return() {
+      queue.length = 0;
+      unread = 0;
+      end();
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }
