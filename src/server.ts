@@ -6,6 +6,7 @@ import type { Db } from './db/client.js';
 import { createContext, type Context } from './context.js';
 import { getSchema } from './schema.js';
 import { OPEN_ACCESS, roleOf, type AccessConfig } from './server/access.js';
+import { DocumentCache } from './server/document-cache.js';
 import { createChangeFeed, type ChangeFeed } from './server/events.js';
 import { DEFAULT_LIMITS, type Limits } from './server/limits.js';
 import { Metrics } from './server/metrics.js';
@@ -40,8 +41,12 @@ export interface ServerOptions {
 export type Server = YogaServerInstance<{}, Context> & {
   metrics: Metrics;
   limits: Limits;
+  /** The parsed documents kept for reuse (bounded by limits.documentCacheBytes). */
+  documentCache: DocumentCache;
   /** The change feed subscriptions read. */
   feed: ChangeFeed;
+  /** Whether a request passes the checks made before anything of it is read (its token): the HTTP fast lane takes only such requests, and yoga refuses the others. */
+  admits(method: string, header: (name: string) => string | null): boolean;
   /** Ends every open subscription stream with a last SERVER_STOPPING result (for a graceful stop). */
   stopStreams(): void;
 };
@@ -53,6 +58,7 @@ export function createServer(options: ServerOptions): Server {
   const stopping = new AbortController();
   // Each open stream listens for the stop: as many as maxStreams.
   setMaxListeners(0, stopping.signal);
+  const documentCache = new DocumentCache(limits.documentCacheBytes);
   const metrics = new Metrics(() => options.db.statements.count, { processMetrics: options.processMetrics, capacity: () => capacitySamples(options.db) });
   const yoga = createYoga<{}, Context>({
     schema: getSchema(),
@@ -65,18 +71,20 @@ export function createServer(options: ServerOptions): Server {
         query: options.graphiqlQuery,
         headers: access.tokens.size > 0 ? JSON.stringify({ Authorization: 'Bearer <your token>' }) : undefined,
       }),
+    parserAndValidationCache: documentCache.forYoga(),
     landingPage: false,
     // /health is answered by useHealth (yoga's own check matches any path ending in its endpoint, and cannot say degraded).
     healthCheckEndpoint: ' ',
+    // In this order: what is served without a token, then the token (everything past it needs one when tokens are configured).
     plugins: [
       useDomainErrors(),
+      useHealth(options.gateway ?? null, metrics),
       useGraphiqlAssets(),
       useDashboard(),
-      useHealth(options.gateway ?? null, metrics),
-      useNoInternals(),
       useObservability(options.db, metrics, options.log ?? null, (request) => options.metricsOpen === true || roleOf(access, request.headers.get('authorization')) !== null),
+      useAccessControl(access),
+      useNoInternals(),
       useLimits(limits, metrics),
-      useAccessControl(),
       useStreams(stopping.signal, limits.maxStreamBufferBytes, metrics),
       // Candidate answers run to tens of thousands of objects: compiled execution shapes them several times faster.
       useGraphQlJit({}, { enableIf: (args) => selectsCandidates(args.document) }),
@@ -84,5 +92,6 @@ export function createServer(options: ServerOptions): Server {
       useAnswerJson({ ...CANDIDATE_ANSWER_JSON, enableIf: selectsCandidates }),
     ],
   });
-  return Object.assign(yoga, { metrics, limits, feed, stopStreams: () => stopping.abort() });
+  const admits = (_method: string, header: (name: string) => string | null) => roleOf(access, header('authorization')) !== null;
+  return Object.assign(yoga, { metrics, limits, documentCache, feed, admits, stopStreams: () => stopping.abort() });
 }

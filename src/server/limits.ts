@@ -1,6 +1,8 @@
-// Limits on what one request may ask: depth and aliases (graphql-armor), list-aware cost (here: armor's
-// cost limit weighs every field the same whatever the size of the lists around it, so a page of 1000
-// would cost what a page of 1 does), body size, candidate search size.
+// Limits on what one request may ask: nesting and tokens before parsing (here: graphql-js parses
+// recursively, so a deep enough document overflows the stack), depth and aliases (graphql-armor),
+// list-aware cost (here: armor's cost limit weighs every field the same whatever the size of the lists
+// around it, so a page of 1000 would cost what a page of 1 does), body size, candidate search size; and
+// the server's own bounds: the parsed documents it keeps, what a slow subscriber may leave unread.
 import {
   GraphQLError,
   Kind,
@@ -22,6 +24,10 @@ import { DEFAULT_MAX_CANDIDATES } from '../modules/candidates/candidates.search.
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../modules/common/paging.js';
 
 export interface Limits {
+  /** Deepest nesting of brackets ({ [ and () in a document's text, checked before it is parsed. */
+  maxNesting: number;
+  /** Most tokens in a document (graphql-js stops parsing past them). */
+  maxTokens: number;
   /** Deepest nesting of selections. */
   maxDepth: number;
   /** Aliased fields in one document. */
@@ -40,9 +46,13 @@ export interface Limits {
   maxStreamsPerAddress: number;
   /** Bytes of answers a subscription stream may leave unread; past them the subscriber is dropped. */
   maxStreamBufferBytes: number;
+  /** Parsed documents kept for reuse, bounded by the sum of their lengths; longer documents are not kept. */
+  documentCacheBytes: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
+  maxNesting: 64,
+  maxTokens: 20_000,
   maxDepth: 15,
   maxAliases: 50,
   maxCost: 200_000,
@@ -53,6 +63,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxStreams: 500,
   maxStreamsPerAddress: 20,
   maxStreamBufferBytes: 1_000_000,
+  documentCacheBytes: 500_000,
 };
 
 /** Expected size of a plain list field that declares none (see listSize). */
@@ -65,9 +76,14 @@ const DEFAULT_LIST_SIZE = 10;
  */
 export const listSize = (size: number) => ({ listSize: size });
 
+/**
+ * A refusal before execution, naming the limit and its value: a 400 whatever media type the client
+ * accepts (yoga answers parse and validation errors 200 to application/json clients, as the GraphQL over
+ * HTTP draft allows; `spec: false` opts out, and useNoInternals keeps it so for parse-time refusals).
+ */
 export class LimitExceeded extends GraphQLError {
-  constructor(limit: keyof Limits, value: number, allowed: number, what: string) {
-    super(`${what} ${value} exceeds the limit ${limit} = ${allowed}.`, { extensions: { code: 'LIMIT_EXCEEDED', limit, value, allowed } });
+  constructor(limit: keyof Limits, value: number, allowed: number, what: string, message = `${what} ${value} exceeds the limit ${limit} = ${allowed}.`) {
+    super(message, { extensions: { code: 'LIMIT_EXCEEDED', limit, value, allowed, http: { status: 400, spec: false } } });
   }
 }
 
@@ -86,6 +102,58 @@ function listMultiplier(node: FieldNode, field: GraphQLField<unknown, unknown>):
 }
 
 const isConnection = (type: GraphQLOutputType) => isObjectType(type) && 'pageInfo' in type.getFields() && ('edges' in type.getFields() || 'nodes' in type.getFields());
+
+/**
+ * How deep a document's brackets nest, read in one pass over its text (strings, block strings and comments
+ * skipped): what graphql-js's recursive parser would go down to.
+ */
+export function nestingOf(source: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b || c === 0x28) {
+      // { [ (
+      if (++depth > deepest) deepest = depth;
+    } else if (c === 0x7d || c === 0x5d || c === 0x29) {
+      if (depth > 0) depth--;
+    } else if (c === 0x23) {
+      // # comment, to the end of the line
+      while (i + 1 < source.length && source[i + 1] !== '\n' && source[i + 1] !== '\r') i++;
+    } else if (c === 0x22) {
+      if (source.startsWith('"""', i)) {
+        // Inside a block string, \""" is an escaped delimiter.
+        let close = source.indexOf('"""', i + 3);
+        while (close !== -1 && source[close - 1] === '\\') close = source.indexOf('"""', close + 3);
+        i = close === -1 ? source.length : close + 2;
+      } else {
+        i++;
+        while (i < source.length && source[i] !== '"' && source[i] !== '\n' && source[i] !== '\r') i += source[i] === '\\' ? 2 : 1;
+      }
+    }
+  }
+  return deepest;
+}
+
+/**
+ * graphql-js's parse, refusing a document whose nesting or tokens pass the limits with a 400 that names
+ * the limit, before the parser's recursion could overflow the stack.
+ */
+export function limitedParse<Options extends { maxTokens?: number }, Result>(limits: Pick<Limits, 'maxNesting' | 'maxTokens'>, parse: (source: string, options?: Options) => Result) {
+  return (source: string, options?: Options): Result => {
+    const nesting = nestingOf(source);
+    if (nesting > limits.maxNesting) throw new LimitExceeded('maxNesting', nesting, limits.maxNesting, 'Nesting of brackets');
+    try {
+      return parse(source, { ...options, maxTokens: limits.maxTokens } as Options);
+    } catch (error) {
+      // graphql-js words it "Document contains more that N tokens".
+      if (error instanceof GraphQLError && /contains more tha[nt] \d+ tokens/.test(error.message)) {
+        throw new LimitExceeded('maxTokens', limits.maxTokens + 1, limits.maxTokens, '', `Document of more than ${limits.maxTokens} tokens exceeds the limit maxTokens = ${limits.maxTokens}.`);
+      }
+      throw error;
+    }
+  };
+}
 
 /** armor's refusal ("... exceeded, found N.") as the project words it: the limit named with its value. */
 const armorRefusal = (limit: 'maxDepth' | 'maxAliases', allowed: number, what: string) => (context: ValidationContext | null, error: GraphQLError) => {

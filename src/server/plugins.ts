@@ -6,7 +6,8 @@ import { pino } from 'pino';
 import type { Db } from '../db/client.js';
 import type { Context } from '../context.js';
 import type { Metrics } from './metrics.js';
-import { limitsRules, type Limits } from './limits.js';
+import { LimitExceeded, limitedParse, limitsRules, type Limits } from './limits.js';
+import { roleOf, type AccessConfig } from './access.js';
 import { isReported, reportedError } from '../modules/common/query-error.js';
 import { CANDIDATE_FIELDS } from '../modules/candidates/candidates.graphql.js';
 
@@ -20,16 +21,32 @@ export const jsonLogger: Logger = ({ level, ...fields }) => (level === 'warn' ? 
 
 const refusal = (status: number, code: string, message: string) => new GraphQLError(message, { extensions: { code, http: { status } } });
 
-/** Reads need the reader role, mutations admin; the whole operation is checked, so no field (node(id) included) bypasses it. */
-export function useAccessControl(): Plugin<Context> {
+/** A refusal answered before GraphQL runs: the errors shape GraphQL clients read, with a code. */
+export function errorResponse(status: number, message: string, extensions: Record<string, unknown>, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ errors: [{ message, extensions }] }), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}
+
+const UNAUTHENTICATED = 'A valid bearer token is required (Authorization: Bearer TOKEN).';
+
+/**
+ * With tokens configured, a request without a valid one is answered 401 as it arrives, before any of its
+ * body is read: nothing is parsed, validated or cached for it, and it sees no syntax error or field hint.
+ * The pages and endpoints placed before this plugin (health, GraphiQL and the dashboard, which carry no
+ * data, and /metrics, which checks its own) are the only ones served without a token. Then reads need
+ * the reader role and mutations admin; the whole operation is checked, so no field (node(id) included)
+ * bypasses it.
+ */
+export function useAccessControl(access: AccessConfig): Plugin<Context> {
   const check = (document: DocumentNode, operationName: string | null | undefined, context: Context) => {
     const operation = getOperationAST(document, operationName)?.operation ?? 'query';
-    const needed = operation === 'mutation' ? 'admin' : 'reader';
-    if (context.role === null) return refusal(401, 'UNAUTHENTICATED', 'A valid bearer token is required (Authorization: Bearer TOKEN).');
-    if (needed === 'admin' && context.role !== 'admin') return refusal(403, 'FORBIDDEN', `A ${operation} needs the admin role; this token has the reader role.`);
+    if (context.role === null) return refusal(401, 'UNAUTHENTICATED', UNAUTHENTICATED);
+    if (operation === 'mutation' && context.role !== 'admin') return refusal(403, 'FORBIDDEN', `A ${operation} needs the admin role; this token has the reader role.`);
     return null;
   };
   return {
+    onRequest({ request, endResponse }) {
+      if (roleOf(access, request.headers.get('authorization')) === null) endResponse(errorResponse(401, UNAUTHENTICATED, { code: 'UNAUTHENTICATED' }, { 'www-authenticate': 'Bearer' }));
+    },
     onExecute({ args, setResultAndStopExecution }) {
       const error = check(args.document, args.operationName, args.contextValue);
       if (error) setResultAndStopExecution({ errors: [error] });
@@ -41,7 +58,7 @@ export function useAccessControl(): Plugin<Context> {
   };
 }
 
-/** Depth, aliases and cost as a validation rule; body size before parsing. */
+/** Body size before reading; nesting and tokens before parsing; depth, aliases and cost as validation rules. */
 export function useLimits(limits: Limits, metrics: Metrics): Plugin<Context> {
   const rules = limitsRules(limits);
   return {
@@ -49,13 +66,20 @@ export function useLimits(limits: Limits, metrics: Metrics): Plugin<Context> {
       const length = Number(request.headers.get('content-length') ?? 0);
       if (length > limits.maxBodyBytes) {
         metrics.refuse('maxBodyBytes');
-        endResponse(
-          new Response(JSON.stringify({ errors: [{ message: `Request body of ${length} bytes exceeds the limit maxBodyBytes = ${limits.maxBodyBytes}.`, extensions: { code: 'LIMIT_EXCEEDED', limit: 'maxBodyBytes' } }] }), {
-            status: 413,
-            headers: { 'content-type': 'application/json' },
-          }),
-        );
+        endResponse(errorResponse(413, `Request body of ${length} bytes exceeds the limit maxBodyBytes = ${limits.maxBodyBytes}.`, { code: 'LIMIT_EXCEEDED', limit: 'maxBodyBytes' }));
       }
+    },
+    // Only documents not in the parse cache get here (the cache plugin, placed after this one, sets the parsed document).
+    onParse({ parseFn, setParseFn }) {
+      const parse = limitedParse(limits, parseFn);
+      setParseFn((source, options) => {
+        try {
+          return parse(source, options);
+        } catch (error) {
+          if (error instanceof LimitExceeded) metrics.refuse(String(error.extensions.limit));
+          throw error;
+        }
+      });
     },
     // A subscription holds its answer open: only as a stream (SSE or multipart), which the stream caps count.
     onSubscribe({ args, setResultAndStopExecution }) {
@@ -131,10 +155,16 @@ export function useObservability(db: Db, metrics: Metrics, log: Logger | null, m
   };
 }
 
-/** No answer shows internals: yoga attaches the JSON parser's own error to a bad body; drop it. */
+/**
+ * No answer shows internals: yoga attaches the JSON parser's own error to a bad body; drop it. A bad
+ * query string is the client's mistake, answered 400 (not an internal error logged with its stack). A limit
+ * refused while parsing stays a 400 (yoga marks every parse error as one the GraphQL over HTTP draft lets
+ * it answer 200 to application/json clients).
+ */
 export function useNoInternals(): Plugin<Context> {
   const clean = (result: any) => {
     for (const error of result?.errors ?? []) {
+      if (error?.extensions?.code === 'LIMIT_EXCEEDED' && error.extensions.http) error.extensions.http.spec = false;
       if (!error?.extensions?.originalError) continue;
       delete error.extensions.originalError;
       // yoga read the parser's error as the sign of a bad request (400 even for application/json): say so directly.
@@ -142,6 +172,18 @@ export function useNoInternals(): Plugin<Context> {
     }
   };
   return {
+    // yoga reads GET's variables and extensions with JSON.parse, unguarded: a client's mistake, not the server's.
+    onRequestParse({ requestParser, setRequestParser }) {
+      if (!requestParser) return;
+      setRequestParser((request) => {
+        try {
+          return requestParser(request);
+        } catch (error) {
+          if (!(error instanceof SyntaxError)) throw error;
+          throw new GraphQLError('The request\'s variables and extensions must be JSON.', { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+        }
+      });
+    },
     onResultProcess({ result }) {
       if (Array.isArray(result)) result.forEach(clean);
       else clean(result);
