@@ -14,7 +14,7 @@ import { capacitySamples } from './modules/capacity/capacity.metrics.js';
 import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObservability, useStreams, type Logger } from './server/plugins.js';
 import { CANDIDATE_ANSWER_JSON, selectsCandidates } from './modules/candidates/candidates.graphql.js';
 import { useAnswerJson } from './server/answer-json.js';
-import { renderGraphiqlPage, useGraphiqlAssets } from './server/graphiql.js';
+import { useGraphiql } from './server/graphiql.js';
 import { useDashboard } from './server/dashboard.js';
 import { useHealth } from './server/health.js';
 import type { Gateway } from './upstream/gateway.js';
@@ -64,13 +64,8 @@ export function createServer(options: ServerOptions): Server {
     schema: getSchema(),
     context: ({ request }) => createContext(options.db, { role: roleOf(access, request.headers.get('authorization')), feed, limits, gateway: options.gateway }),
     maskedErrors: options.maskErrors ?? true,
-    graphiql: true,
-    renderGraphiQL: () =>
-      renderGraphiqlPage({
-        title: 'placement-gql',
-        query: options.graphiqlQuery,
-        headers: access.tokens.size > 0 ? JSON.stringify({ Authorization: 'Bearer <your token>' }) : undefined,
-      }),
+    // GraphiQL is this server's own (useGraphiql): in token mode its page asks for the token first.
+    graphiql: false,
     parserAndValidationCache: documentCache.forYoga(),
     landingPage: false,
     // /health is answered by useHealth (yoga's own check matches any path ending in its endpoint, and cannot say degraded).
@@ -79,7 +74,7 @@ export function createServer(options: ServerOptions): Server {
     plugins: [
       useDomainErrors(),
       useHealth(options.gateway ?? null, metrics),
-      useGraphiqlAssets(),
+      useGraphiql({ title: 'placement-gql', query: options.graphiqlQuery, tokenRequired: access.tokens.size > 0 }),
       useDashboard(),
       useObservability(options.db, metrics, options.log ?? null, (request) => options.metricsOpen === true || roleOf(access, request.headers.get('authorization')) !== null),
       useAccessControl(access),
