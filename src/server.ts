@@ -6,6 +6,7 @@ import type { Db } from './db/client.js';
 import { createContext, type Context } from './context.js';
 import { getSchema } from './schema.js';
 import { OPEN_ACCESS, roleOf, type AccessConfig } from './server/access.js';
+import { browserRefusal, useBrowserRules, type BrowserRules, type HeaderOf } from './server/browsers.js';
 import { DocumentCache } from './server/document-cache.js';
 import { createChangeFeed, type ChangeFeed } from './server/events.js';
 import { DEFAULT_LIMITS, type Limits } from './server/limits.js';
@@ -23,6 +24,8 @@ export interface ServerOptions {
   db: Db;
   /** Bearer tokens; open access when absent. */
   access?: AccessConfig;
+  /** Host names answered and other sites' origins allowed (serve --allowed-host, --cors-origin); see browsers.ts. */
+  browsers?: BrowserRules;
   limits?: Partial<Limits>;
   /** Where structured logs go; none when absent. */
   log?: Logger | null;
@@ -45,14 +48,18 @@ export type Server = YogaServerInstance<{}, Context> & {
   documentCache: DocumentCache;
   /** The change feed subscriptions read. */
   feed: ChangeFeed;
-  /** Whether a request passes the checks made before anything of it is read (its token): the HTTP fast lane takes only such requests, and yoga refuses the others. */
-  admits(method: string, header: (name: string) => string | null): boolean;
+  /**
+   * Whether a request passes every check made before anything of it is read (Host, Origin, media type,
+   * token): the HTTP fast lane takes only such requests, and yoga refuses the others.
+   */
+  admits(method: string, header: HeaderOf): boolean;
   /** Ends every open subscription stream with a last SERVER_STOPPING result (for a graceful stop). */
   stopStreams(): void;
 };
 
 export function createServer(options: ServerOptions): Server {
   const access = options.access ?? OPEN_ACCESS;
+  const browsers = options.browsers ?? {};
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const feed = createChangeFeed();
   const stopping = new AbortController();
@@ -64,14 +71,19 @@ export function createServer(options: ServerOptions): Server {
     schema: getSchema(),
     context: ({ request }) => createContext(options.db, { role: roleOf(access, request.headers.get('authorization')), feed, limits, gateway: options.gateway }),
     maskedErrors: options.maskErrors ?? true,
-    // GraphiQL is this server's own (useGraphiql): in token mode its page asks for the token first.
+    // CORS and GraphiQL are this server's own (useBrowserRules, useGraphiql), placed after the checks.
+    cors: false,
     graphiql: false,
+    // A POST takes JSON only (browsers.ts): no form bodies.
+    multipart: false,
     parserAndValidationCache: documentCache.forYoga(),
     landingPage: false,
     // /health is answered by useHealth (yoga's own check matches any path ending in its endpoint, and cannot say degraded).
     healthCheckEndpoint: ' ',
-    // In this order: what is served without a token, then the token (everything past it needs one when tokens are configured).
+    // In this order: what is checked before anything of a request is read, then what is served without a
+    // token, then the token (everything past it needs one when tokens are configured).
     plugins: [
+      useBrowserRules(browsers),
       useDomainErrors(),
       useHealth(options.gateway ?? null, metrics),
       useGraphiql({ title: 'placement-gql', query: options.graphiqlQuery, tokenRequired: access.tokens.size > 0 }),
@@ -87,6 +99,6 @@ export function createServer(options: ServerOptions): Server {
       useAnswerJson({ ...CANDIDATE_ANSWER_JSON, enableIf: selectsCandidates }),
     ],
   });
-  const admits = (_method: string, header: (name: string) => string | null) => roleOf(access, header('authorization')) !== null;
+  const admits = (method: string, header: HeaderOf) => browserRefusal(browsers, method, header) === null && roleOf(access, header('authorization')) !== null;
   return Object.assign(yoga, { metrics, limits, documentCache, feed, admits, stopStreams: () => stopping.abort() });
 }

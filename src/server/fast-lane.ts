@@ -7,7 +7,7 @@
 // result processing, so the answer is the same, status and headers included. Everything else (GET,
 // subscriptions and other streams, CORS, other media types, bodies without a length or past the limit,
 // a body that is not a plain request, and a request that fails the checks made before reading it:
-// its token) goes through yoga whole.
+// Host, token) goes through yoga whole.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
