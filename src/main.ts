@@ -1,12 +1,14 @@
 // The placement-gql command line: the usage text, serve, and the dispatch of every other command
 // (commands.ts; osc-placement's read commands in src/cli/).
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, DEFAULT_DB_FILE } from './db/client.js';
 import { createServer } from './server.js';
 import { createNodeServer, type NodeServer } from './server/http.js';
 import { AccessConfigError, HOW_TO_CONFIGURE_TOKENS, isLoopback, loadAccessConfig } from './server/access.js';
+import { loopbackHosts, normalOrigin } from './server/browsers.js';
 import { jsonLogger } from './server/plugins.js';
 import { importSnapshot, isEmpty } from './modules/snapshot/snapshot.service.js';
 import { UsageError } from './command.js';
@@ -25,6 +27,10 @@ Usage:
                                   serve GraphQL and GraphiQL; --demo loads the demo cloud into an empty database;
                                   any address but loopback needs bearer tokens (--tokens FILE or PLACEMENT_TOKENS)
                                   [--metrics-open]: serve /metrics without a token when tokens are configured
+                                  [--cors-origin ORIGIN,...]: let pages of those sites (scheme://host[:port]) call this server; by
+                                  default only this server's own pages may (no credentials are ever allowed to other sites)
+                                  [--allowed-host NAME,...]: on loopback, names besides localhost, 127.0.0.1 and [::1] that the
+                                  Host header may carry (NAME or NAME:PORT; others are refused against DNS rebinding)
                                   [--workers N]: N processes on one port (default: one per core; gateway mode is one process)
                                   [--max-connections N] [--max-connections-per-address N] [--max-streams N] [--max-streams-per-address N]:
                                   caps on open connections and subscription streams (defaults 1000, 100, 500, 20)
@@ -90,6 +96,10 @@ query Dashboard {
 }
 `;
 
+function badFlag(flag: string, text: string, expected: string): never {
+  throw new UsageError(`${flag} must be ${expected}, not '${text}'`);
+}
+
 /** One command's part of USAGE (its lines and their continuations), for `placement-gql COMMAND --help`. */
 function commandUsage(command: string): string | null {
   const lines = USAGE.split('\n');
@@ -132,6 +142,8 @@ async function main(argv: string[]): Promise<number> {
       'dry-run': { type: 'boolean' },
       json: { type: 'boolean' },
       'metrics-open': { type: 'boolean' },
+      'cors-origin': { type: 'string' },
+      'allowed-host': { type: 'string' },
       replace: { type: 'boolean' },
       workers: { type: 'string' },
       'max-connections': { type: 'string' },
@@ -154,7 +166,11 @@ async function main(argv: string[]): Promise<number> {
       const portText = values.port ?? process.env.PORT ?? '4000';
       const port = Number(portText);
       if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, not '${portText}'`);
-      const access = loadAccessConfig(values.tokens ?? process.env.PLACEMENT_TOKENS_FILE, process.env.PLACEMENT_TOKENS);
+      // Workers read the same configuration: the primary alone warns.
+      const access = loadAccessConfig(values.tokens ?? process.env.PLACEMENT_TOKENS_FILE, process.env.PLACEMENT_TOKENS, isWorker() ? () => {} : undefined);
+      const list = (text: string | undefined) => (text ?? '').split(',').filter(Boolean);
+      const corsOrigins = list(values['cors-origin']).map((text) => normalOrigin(text) ?? badFlag('--cors-origin', text, 'an origin: scheme://host[:port], no path'));
+      const extraHosts = list(values['allowed-host']).map((text) => (/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i.test(text) ? text : badFlag('--allowed-host', text, 'a host name, NAME or NAME:PORT')));
       if (access.tokens.size === 0 && !isLoopback(host)) {
         console.error(`Refusing to serve on ${host} without access control: no bearer tokens are configured.\n${HOW_TO_CONFIGURE_TOKENS}`);
         return 1;
@@ -210,11 +226,25 @@ async function main(argv: string[]): Promise<number> {
         });
         gateway.start();
       }
-      const yoga = createServer({ db, gateway, access, limits: caps, metricsOpen: values['metrics-open'], processMetrics: true, history: {}, graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
+      // Filled once the port is bound (it may be chosen by the system): no request arrives before.
+      const allowedHosts = isLoopback(host) ? new Set<string>() : undefined;
+      const yoga = createServer({
+        db,
+        gateway,
+        access,
+        browsers: { allowedHosts, corsOrigins },
+        limits: caps,
+        metricsOpen: values['metrics-open'],
+        processMetrics: true,
+        history: {},
+        graphiqlQuery: EXAMPLE_QUERY,
+        log: values.quiet ? null : jsonLogger,
+      });
       if (isWorker()) yoga.metrics.acrossWorkers(metricsAcrossWorkers(yoga.metrics.registry));
       const node = createNodeServer(yoga);
       const { http } = node;
       await new Promise<void>((resolve) => http.listen(port, host, resolve));
+      for (const name of loopbackHosts(host, (http.address() as AddressInfo).port, extraHosts)) allowedHosts?.add(name);
       const shown = host.includes(':') ? `[${host}]` : host;
       if (isWorker()) {
         stopOnSignals(node, db, gateway, false);

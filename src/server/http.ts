@@ -11,6 +11,8 @@ export interface BodyLimited {
   (request: IncomingMessage, response: ServerResponse): unknown;
   limits: Pick<Limits, 'maxBodyBytes'> & Partial<Limits>;
   metrics: { refuse(limit: string): void };
+  /** Whether a request passes the checks made before reading it (see Server.admits); the others go through yoga, which refuses them. */
+  admits?: (method: string, header: (name: string) => string | null) => boolean;
 }
 
 type Limit = 'maxBodyBytes' | 'maxConnections' | 'maxConnectionsPerAddress' | 'maxStreams' | 'maxStreamsPerAddress';
@@ -49,8 +51,12 @@ export function nodeListener(server: BodyLimited): RequestListener {
   const max = server.limits.maxBodyBytes;
   // yoga itself (not a bare handler): plain GraphQL POSTs take the fast lane.
   const lane = typeof (server as any).getEnveloped === 'function' ? fastLane(server as any, max) : null;
+  const header = (request: IncomingMessage) => (name: string) => {
+    const value = request.headers[name];
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  };
   return (request, response) => {
-    if (lane && takesFastLane(request, max)) return lane(request, response);
+    if (lane && takesFastLane(request, max) && (server.admits?.(request.method!, header(request)) ?? true)) return lane(request, response);
     if (request.headers['content-length'] === undefined && request.method !== 'GET' && request.method !== 'HEAD') {
       let received = 0;
       const count = (chunk: Buffer) => {

@@ -1,10 +1,12 @@
 // The one mapping of the domain's refusal (RequestRefused: Placement's status and message) to GraphQL:
 // as `RequestError` data in fields whose result has that member (candidates, explainCandidates), and
 // otherwise as a top-level error with code BAD_REQUEST and the status (reported by the server's
-// useDomainErrors plugin through reportedError).
+// useDomainErrors plugin through reportedError). A write lock another process held too long
+// (DatabaseBusy, or SQLite's own busy answer) is reported the same way, as a retryable DATABASE_BUSY.
 import { GraphQLError } from 'graphql';
 import { builder } from '../../builder.js';
 import { RequestRefused } from './errors.js';
+import { DatabaseBusy, isBusy } from '../../db/client.js';
 
 /** A refusal as data (graphql-js takes a returned Error for a failure, so it is copied into a plain object). */
 export interface RequestErrorData {
@@ -36,17 +38,18 @@ export async function orRefusal<T>(answer: Promise<T> | (() => T | Promise<T>)):
   }
 }
 
-/** An execution error as it is reported: one raised by a RequestRefused becomes a BAD_REQUEST with the status, at the same place. */
+/** Whether an execution error is one reportedError rewrites. */
+export const isReported = (error: GraphQLError) => error.originalError instanceof RequestRefused || error.originalError instanceof DatabaseBusy || isBusy(error.originalError);
+
+/** An execution error as it is reported: a refusal becomes a BAD_REQUEST with the status, a busy database a DATABASE_BUSY (503), at the same place. */
 export function reportedError(error: GraphQLError): GraphQLError {
-  const refused = error.originalError;
-  if (!(refused instanceof RequestRefused)) return error;
-  const reported = new GraphQLError(error.message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    originalError: new GraphQLError(refused.message, { extensions: { code: 'BAD_REQUEST', status: refused.status } }),
-  });
+  const cause = error.originalError;
+  if (!isReported(error)) return error;
+  const originalError =
+    cause instanceof RequestRefused
+      ? new GraphQLError(cause.message, { extensions: { code: 'BAD_REQUEST', status: cause.status } })
+      : new GraphQLError(new DatabaseBusy().message, { extensions: { code: 'DATABASE_BUSY', http: { status: 503, headers: { 'retry-after': '1' } } } });
+  const reported = new GraphQLError(originalError.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError });
   // Compiled execution (graphql-jit) gives locations without nodes.
   if (!reported.locations && error.locations) (reported as { locations?: unknown }).locations = error.locations;
   return reported;
