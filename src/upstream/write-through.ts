@@ -10,7 +10,8 @@ import { consumerByUuid } from '../modules/allocations/allocations.service.js';
 import { providerByUuid, type CreateProviderInput, type ProviderRow, type UpdateProviderInput } from '../modules/providers/providers.service.js';
 import { all } from '../db/sql.js';
 import type { Gateway } from './gateway.js';
-import { UpstreamError, UpstreamUnreachable } from './placement.client.js';
+import { UpstreamError } from './placement.client.js';
+import { explainFailure, isExplained } from './failure.js';
 import { syncNames } from './mirror.store.js';
 import { checkedPlan, isChanged, plannedState, recordProvenance, type ApplyConfigInput, type ConfigPlan } from '../modules/provider-config/provider-config.service.js';
 
@@ -27,8 +28,7 @@ interface Subject {
 
 /** Placement's answer as the typed error standalone mode gives for the same failure. */
 async function refusal(gateway: Gateway, error: unknown, subject: Subject): Promise<DomainError | Error> {
-  if (error instanceof UpstreamUnreachable) return new UpstreamUnavailable(error.message);
-  if (!(error instanceof UpstreamError)) return error as Error;
+  if (!(error instanceof UpstreamError)) return isExplained(error) ? new UpstreamUnavailable(explainFailure(error)) : (error as Error);
   const { status, code, detail } = error;
   const withCode = <E extends DomainError>(e: E) => ((e.code = code), e);
   if (status === 404) return withCode(new NotFound(subject.kind ?? 'resource provider', subject.key ?? `uuid=${subject.provider}`, detail));
@@ -49,7 +49,7 @@ async function refusal(gateway: Gateway, error: unknown, subject: Subject): Prom
     return withCode(new CapacityExceeded('allocations', m?.[2] ?? '', m?.[1] ?? '', 0, 0, 0, detail));
   }
   if (status === 409) return withCode(new InUse(detail, code));
-  return new UpstreamUnavailable(`Placement answered ${status}: ${detail}`);
+  return new UpstreamUnavailable(explainFailure(error));
 }
 
 /** Placement could not be reached or failed: nothing was changed here; the caller may retry. */
