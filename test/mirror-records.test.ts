@@ -7,8 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
 import { createServer } from '../src/server.js';
 import { Gateway } from '../src/upstream/gateway.js';
-import { fixedTokenSession } from '../src/upstream/session.js';
+import { fixedTokenSession, withServiceUrls } from '../src/upstream/session.js';
 import { recording, startFakePlacement, type Recording } from './fake-placement.js';
+import { fakeGlance, fakeIronic, fakeNova, fakePlacement, type IronicNode, type NovaFlavor } from './fake-openstack.js';
 import { fixture, tempDbFile } from './helpers.js';
 
 const limits = (): Recording => fixture('./fixtures/upstream/placement-8.0.0-limits.json');
@@ -178,3 +179,67 @@ describe('a hostile or broken Placement', () => {
 });
 
 const byRecord = (a: { record: string }, b: { record: string }) => (a.record < b.record ? -1 : 1);
+
+describe("Nova's, Glance's and Ironic's records", () => {
+  it('a flavor, server, image or node that breaks a rule is skipped with its reason; the others are mirrored and every reader answers', async () => {
+    const cn = 'c0000000-0000-4000-8000-000000000001';
+    const bm = (n: number) => `b0000000-0000-4000-8000-00000000000${n}`;
+    const placement = await fakePlacement({
+      providers: [
+        { uuid: cn, name: 'cn1', inventories: { VCPU: 8 }, traits: [] },
+        ...[1, 2, 3].map((n) => ({ uuid: bm(n), name: bm(n), inventories: { CUSTOM_BAREMETAL: 1 }, traits: [] })),
+      ],
+      consumers: {},
+    });
+    const flavor = (id: string, name: string, extra: Record<string, unknown> = {}) => ({ id, name, vcpus: 2, ram: 2048, disk: 20, extraSpecs: {}, ...extra }) as NovaFlavor;
+    const nova = await fakeNova({
+      flavors: [flavor('1', 'm1.small'), flavor('2', 'm1.bad', { vcpus: 'abc' }), flavor('3', 'm1.huge', { ram: 2 ** 40 }), flavor('4', 'm1.small'), flavor('5', 'm1.spec', { extraSpecs: { 'hw:cpu_policy': 'x'.repeat(300) } })],
+      servers: [
+        { id: 'a0000000-0000-4000-8000-000000000001', name: 'web', status: 'ACTIVE', flavor: '1', host: 'cn1', tenantId: 'p1' },
+        { id: 'not-a-server-id', name: 'web', status: 'ACTIVE', flavor: '1', host: 'cn1', tenantId: 'p1' },
+      ],
+    });
+    const glance = await fakeGlance({
+      images: [
+        { id: 'f0000000-0000-4000-8000-000000000001', name: 'cirros', updatedAt: '2026-01-01T00:00:01Z', properties: {} },
+        { id: 'x; DROP TABLE images', name: 'evil', updatedAt: '2026-01-01T00:00:02Z', properties: {} },
+        { id: 'f0000000-0000-4000-8000-000000000003', name: 'i'.repeat(300), updatedAt: '2026-01-01T00:00:03Z', properties: {} },
+      ],
+    });
+    const node = (n: number, extra: Partial<IronicNode> = {}): IronicNode => ({ uuid: bm(n), name: `metal-${n}`, provisionState: 'available', resourceClass: 'baremetal', traits: [], instanceUuid: null, ...extra });
+    const ironic = await fakeIronic({ nodes: [node(1), node(2, { name: 'metal-1' }), node(3, { traits: ['not a trait'] })] });
+    cleanups.push(() => placement.close(), () => nova.close(), () => glance.close(), () => ironic.close());
+    const db = openDatabase(tempDbFile());
+    const gateway = new Gateway(db, withServiceUrls(fixedTokenSession(placement.url, 'admin'), { compute: nova.endpoint, image: glance.url, baremetal: ironic.url }), { interval: 15, retryDelayMs: 1 });
+    const yoga = createServer({ db, gateway, maskErrors: false });
+    cleanups.push(() => gateway.stop(), () => db.close());
+    await gateway.refresh();
+    expect(gateway.services().map((s) => s.lastError)).toEqual([null, null, null]);
+    const response = await yoga.fetch('http://test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: `{ flavors(first: 100) { nodes { name vcpus memoryMb extraSpecs { key value } } } images(first: 100) { nodes { uuid name } }
+          baremetalNodes(first: 100) { nodes { uuid name traits } } ${SKIPPED.slice(1, -1)} }`,
+      }),
+    });
+    const { data, errors } = (await response.json()) as any;
+    expect(errors).toBeUndefined();
+    expect(data.flavors.nodes).toEqual([{ name: 'm1.small', vcpus: 2, memoryMb: 2048, extraSpecs: [] }]);
+    expect(data.images.nodes).toEqual([{ uuid: 'f0000000-0000-4000-8000-000000000001', name: 'cirros' }]);
+    expect(data.baremetalNodes.nodes).toEqual([{ uuid: bm(1), name: 'metal-1', traits: [] }]);
+    expect([...data.upstream.skipped.records].sort(byRecord)).toEqual(
+      [
+        { kind: 'flavor', record: 'flavor "2" named "m1.bad"', reason: 'its vcpus is not a whole number from 1 to 2147483647' },
+        { kind: 'flavor', record: 'flavor "3" named "m1.huge"', reason: 'its ram is not a whole number from 1 to 2147483647' },
+        { kind: 'flavor', record: 'flavor "4" named "m1.small"', reason: 'it has the same name as another flavor listed before it' },
+        { kind: 'flavor', record: 'flavor "5" named "m1.spec"', reason: 'its extra spec hw:cpu_policy is longer than 255 characters' },
+        { kind: 'server', record: 'server "not-a-server-id"', reason: 'its id is not a uuid in canonical form (8-4-4-4-12 lower-case hex digits)' },
+        { kind: 'image', record: 'image "x; DROP TABLE images" named "evil"', reason: 'its id is not a uuid in canonical form (8-4-4-4-12 lower-case hex digits)' },
+        { kind: 'image', record: `image "f0000000-0000-4000-8000-000000000003" named "${'i'.repeat(40)}"… (300 characters)`, reason: 'its name is longer than 255 characters' },
+        { kind: 'node', record: `node "${bm(2)}" named "metal-1"`, reason: 'it has the same name as another node listed before it' },
+        { kind: 'node', record: `node "${bm(3)}" named "metal-3"`, reason: 'its traits are not all upper-case letters, digits and _ (at most 255)' },
+      ].sort(byRecord),
+    );
+  });
+});

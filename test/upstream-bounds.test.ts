@@ -104,7 +104,7 @@ describe('the token goes only to the hosts named', () => {
   it('a next link to another host (Glance, Ironic) or a redirect (Nova) is not followed; that host gets nothing', async () => {
     const elsewhere = await spy();
     const placement = await fakePlacement({ providers: [], consumers: {} });
-    const images = [0, 1, 2].map((n) => ({ id: `i0000000-0000-4000-8000-00000000000${n}`, name: `image-${n}`, updatedAt: `2026-01-01T00:00:0${n}Z`, properties: {} }));
+    const images = [0, 1, 2].map((n) => ({ id: `f0000000-0000-4000-8000-00000000000${n}`, name: `image-${n}`, updatedAt: `2026-01-01T00:00:0${n}Z`, properties: {} }));
     const glance = await fakeGlance({ images, maxLimit: 1, nextLink: (query) => `${elsewhere.url}/v2/images?${query}` });
     const nodes = [0, 1].map((n) => ({ uuid: `b0000000-0000-4000-8000-00000000000${n}`, name: `node-${n}`, provisionState: 'available', resourceClass: 'baremetal', traits: [], instanceUuid: null }));
     const ironic = await fakeIronic({ nodes, maxLimit: 1, nextLink: (query) => `${elsewhere.url}/nodes?${query}` });

@@ -9,7 +9,8 @@ import { readBack, readPlacement, type ReadProgress } from './placement.reader.j
 import { explainFailure } from './failure.js';
 import { claimDatabase } from './mirror-target.js';
 import { redactUrl, upstreamIdentity } from './redact.js';
-import { recordPlacementSkips, skippedRecords, skippedSummary, type SkippedReason } from './skipped.store.js';
+import { recordPlacementSkips, recordServiceSkips, skippedRecords, skippedSummary, type SkippedReason } from './skipped.store.js';
+import { Skipped, type SkippedRecord } from './records.js';
 import type { ServiceType, UpstreamSession } from './session.js';
 import { SERVICE_NAMES, ServiceClient } from './service.client.js';
 import { baremetalHeaders, computeHeaders, readFlavors, readImages, readNodes, readServers, type MirroredFlavor, type MirroredImage, type MirroredNode, type MirroredServer } from './services.reader.js';
@@ -42,6 +43,8 @@ export interface ServiceStatus {
 }
 
 interface ServiceRead {
+  /** Records of its answers that break a rule. */
+  skipped: SkippedRecord[];
   flavors?: MirroredFlavor[];
   servers?: MirroredServer[] | null;
   serversError?: string;
@@ -62,7 +65,7 @@ export interface UpstreamStatus {
   lastError: string | null;
   /** Microversion features the upstream lacks (when negotiated below 1.39). */
   disabledFeatures: string[];
-  /** Records of Placement's answers not mirrored because they break a rule, and why (counted by reason). */
+  /** Records of the upstream answers (Placement's, Nova's, Glance's, Ironic's) not mirrored because they break a rule, and why. */
   skipped: { count: number; reasons: SkippedReason[] };
 }
 
@@ -214,27 +217,28 @@ export class Gateway {
         if (!client) return;
         const state = this.serviceState.get(service) ?? { lastSuccess: null, lastError: null, skipped: 0, note: null };
         this.serviceState.set(service, state);
+        const skipped = new Skipped();
         try {
           if (service === 'compute') {
             const [{ flavors, hiddenSpecs }, servers] = await Promise.all([
-              readFlavors(client),
-              readServers(client).catch((error) => {
+              readFlavors(client, skipped),
+              readServers(client, skipped).catch((error) => {
                 if (error instanceof UpstreamError && error.status === 403) return error;
                 throw error;
               }),
             ]);
             const notes = [
               hiddenSpecs ? `the extra specs of ${hiddenSpecs} flavors are hidden by policy` : null,
-              servers instanceof Error ? `servers are not mirrored (${servers.detail}): orphaned allocations cannot be audited` : null,
+              servers instanceof Error ? 'servers are not mirrored (Nova refuses to list the servers of every project, 403: that needs the admin role): orphaned allocations cannot be audited' : null,
             ].filter(Boolean);
             state.note = notes.length ? notes.join('; ') : null;
-            reads.set(service, { flavors, servers: servers instanceof Error ? null : servers });
+            reads.set(service, { skipped: skipped.records, flavors, servers: servers instanceof Error ? null : servers });
           } else if (service === 'image') {
             const mark = serviceMark(this.db, 'image');
             const full = fullImages || !mark || mark.url !== upstreamIdentity(client.base) || !mark.cursor || mark.refreshes % GLANCE_FULL_EVERY === 0;
-            reads.set(service, { images: await readImages(client, full ? null : mark!.cursor), imagesFull: full });
+            reads.set(service, { skipped: skipped.records, images: await readImages(client, skipped, full ? null : mark!.cursor), imagesFull: full });
           } else {
-            reads.set(service, { nodes: await readNodes(client) });
+            reads.set(service, { skipped: skipped.records, nodes: await readNodes(client, skipped) });
           }
         } catch (error) {
           state.lastError = explainFailure(error);
@@ -253,6 +257,7 @@ export class Gateway {
     for (const service of MIRRORED_SERVICES) {
       if (this.serviceClients.get(service)) continue;
       unmarkService(this.db, service);
+      recordServiceSkips(this.db, service, [], true);
       if (service === 'compute') unmarkService(this.db, 'servers');
     }
     for (const [service, read] of reads) {
@@ -280,6 +285,8 @@ export class Gateway {
         const n = out.baremetal.skipped;
         state.note = n ? `${n} node${n === 1 ? ' is' : 's are'} not mirrored: no provider of the same uuid in Placement (yet), or no resource class` : null;
       }
+      // A partial Glance listing judges only the images it lists: the others keep their records.
+      recordServiceSkips(this.db, service, read.skipped, !read.images || !!read.imagesFull);
       const state = this.serviceState.get(service)!;
       state.lastSuccess = Date.now();
       state.lastError = null;
@@ -298,13 +305,13 @@ export class Gateway {
       requests: this.client.requestCount,
       lastError: this.lastError,
       disabledFeatures: this.disabled,
-      skipped: skippedSummary(this.db, 'placement'),
+      skipped: skippedSummary(this.db),
     };
   }
 
-  /** The first records of Placement's answers that were not mirrored, with why. */
+  /** The first records of the upstream answers that were not mirrored, with why. */
   skippedRecords(limit: number) {
-    return skippedRecords(this.db, 'placement', limit);
+    return skippedRecords(this.db, limit);
   }
 
   /** No successful refresh in the last three intervals (or none yet since start). */

@@ -3,11 +3,14 @@
 // what the GraphQL API can answer). A bad record is skipped with the rule it breaks; a bad provider
 // that others hang from would leave them without a parent, so the refresh is refused instead.
 import { capacityAnswerable, MAX_ANSWERABLE_CAPACITY } from '../rules/capacity.js';
-import { canonicalUuid, isConsumerType, isPlacementName } from '../rules/names.js';
+import { isConsumerType, isPlacementName } from '../rules/names.js';
 import { inventoryIssues, MAX_INT, type InventoryFields } from '../modules/inventories/inventories.service.js';
 import { MAX_PROVIDER_NAME_LENGTH } from '../modules/providers/providers.service.js';
 import { MirrorRefused } from './failure.js';
 import { UnexpectedAnswer } from './placement.client.js';
+import { isCount, isObject, isUuid, NAME_RULE, shown, Skipped, textProblem, UUID_RULE } from './records.js';
+
+export { Skipped, type SkippedRecord } from './records.js';
 
 export interface UpstreamProvider {
   uuid: string;
@@ -40,55 +43,11 @@ export interface ConsumerMeta {
   generation: number;
 }
 
-export interface SkippedRecord {
-  /** provider, inventory, trait, aggregate, resource class, consumer, allocation. */
-  kind: string;
-  /** Which record, as shown: values quoted and cut short. */
-  record: string;
-  /** The rule it breaks, quoting nothing of the answer (records are counted by it). */
-  reason: string;
-  /** The provider whose answers held it (its records are judged again when it is read again); null for a listing's. */
-  provider: string | null;
-}
-
-/** Records skipped during one read. */
-export class Skipped {
-  readonly records: SkippedRecord[] = [];
-  add(kind: string, record: string, reason: string, provider: string | null = null) {
-    this.records.push({ kind, record, reason, provider });
-  }
-}
-
-/** A value as a skipped record shows it: JSON, cut to 40 characters, with its length when longer. */
-export function shown(value: unknown): string {
-  if (typeof value !== 'string') return JSON.stringify(value) ?? String(value);
-  const chars = Array.from(value);
-  return chars.length > 40 ? `${JSON.stringify(chars.slice(0, 40).join(''))}… (${chars.length} characters)` : JSON.stringify(value);
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isUuid = (v: unknown): v is string => typeof v === 'string' && canonicalUuid(v) === v;
-const isCount = (v: unknown, min: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= MAX_INT;
-/** Text that can be stored and answered as it is: no lone UTF-16 surrogate (a JSON \ud800 escape). */
-const isWellFormed = (s: string) => !/[\uD800-\uDFFF]/.test(s.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''));
-const UUID_RULE = 'a uuid in canonical form (8-4-4-4-12 lower-case hex digits)';
-
 /** Why a provider name cannot be mirrored, or null: Placement's schema (1 to 200 characters, counted as Python counts them). */
-function nameProblem(name: unknown): string | null {
-  if (typeof name !== 'string') return 'its name is not text';
-  if (name.length === 0) return 'its name is empty';
-  if (!isWellFormed(name)) return 'its name is not valid Unicode text';
-  if (Array.from(name).length > MAX_PROVIDER_NAME_LENGTH) return `its name is longer than ${MAX_PROVIDER_NAME_LENGTH} characters`;
-  return null;
-}
+const nameProblem = (name: unknown) => textProblem('name', name, 1, MAX_PROVIDER_NAME_LENGTH);
 
 /** Why an external id (project, user) cannot be mirrored, or null: Placement's 1 to 255 characters. */
-function idProblem(what: string, id: unknown): string | null {
-  if (typeof id !== 'string' || id.length === 0) return `its ${what} is missing or not text`;
-  if (!isWellFormed(id)) return `its ${what} is not valid Unicode text`;
-  if (Array.from(id).length > 255) return `its ${what} is longer than 255 characters`;
-  return null;
-}
+const idProblem = (what: string, id: unknown) => textProblem(what, id, 1, 255);
 
 interface Candidate extends UpstreamProvider {
   problem: string | null;
@@ -218,7 +177,6 @@ export function acceptNames(names: unknown[], kind: 'trait' | 'resource class', 
   return [...new Set(out)];
 }
 
-const NAME_RULE = 'upper-case letters, digits and _ (at most 255)';
 
 const INVENTORY_FIELDS: [keyof InventoryFields, keyof UpstreamInventory][] = [
   ['total', 'total'],

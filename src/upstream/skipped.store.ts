@@ -5,7 +5,7 @@
 import type { Db } from '../db/client.js';
 import { all, get, list, run } from '../db/sql.js';
 import type { PlacementState } from './placement.reader.js';
-import type { SkippedRecord } from './placement.records.js';
+import type { SkippedRecord } from './records.js';
 
 /** Kinds judged with a provider's holdings (its allocations listing) rather than with its detail. */
 const HOLDING_KINDS = JSON.stringify(['consumer', 'allocation']);
@@ -32,9 +32,10 @@ export function recordPlacementSkips(db: Db, state: PlacementState, partial: boo
   insert(db, 'placement', state.skipped);
 }
 
-/** Replaces a service's skipped records (Nova, Glance, Ironic: each listed whole). */
-export function recordServiceSkips(db: Db, source: string, skipped: readonly SkippedRecord[]) {
-  run(db, 'DELETE FROM mirror_skipped WHERE source = ?', source);
+/** Replaces a service's skipped records (Nova, Glance, Ironic) after a whole listing; after a partial one, adds those of the records it listed. */
+export function recordServiceSkips(db: Db, source: string, skipped: readonly SkippedRecord[], whole: boolean) {
+  if (whole) run(db, 'DELETE FROM mirror_skipped WHERE source = ?', source);
+  else run(db, 'DELETE FROM mirror_skipped WHERE source = ? AND record IN (SELECT value FROM json_each(?))', source, list(skipped.map((s) => s.record)));
   insert(db, source, skipped);
 }
 
@@ -48,17 +49,17 @@ export interface SkippedReason {
   count: number;
 }
 
-/** How many records of a source were skipped, and for which reasons (most frequent first). */
-export function skippedSummary(db: Db, source: string): { count: number; reasons: SkippedReason[] } {
-  const count = get<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM mirror_skipped WHERE source = ?', source)!.n;
+/** How many records were skipped, and for which reasons (most frequent first). */
+export function skippedSummary(db: Db): { count: number; reasons: SkippedReason[] } {
+  const count = get<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM mirror_skipped')!.n;
   if (count === 0) return { count, reasons: [] };
-  const reasons = all<SkippedReason>(db, 'SELECT kind, reason, COUNT(*) AS count FROM mirror_skipped WHERE source = ? GROUP BY kind, reason ORDER BY count DESC, kind, reason LIMIT 20', source);
+  const reasons = all<SkippedReason>(db, 'SELECT kind, reason, COUNT(*) AS count FROM mirror_skipped GROUP BY kind, reason ORDER BY count DESC, kind, reason LIMIT 20');
   return { count, reasons };
 }
 
-/** The first records of a source that were skipped, with why. */
-export function skippedRecords(db: Db, source: string, limit: number): Omit<SkippedRecord, 'provider'>[] {
-  return all(db, 'SELECT kind, record, reason FROM mirror_skipped WHERE source = ? ORDER BY id LIMIT ?', source, limit);
+/** The first records that were skipped, with why. */
+export function skippedRecords(db: Db, limit: number): Omit<SkippedRecord, 'provider'>[] {
+  return all(db, 'SELECT kind, record, reason FROM mirror_skipped ORDER BY id LIMIT ?', limit);
 }
 
 /** "3 providers: its name is longer than 200 characters": a reason as /health and the CLI show it. */

@@ -38,7 +38,7 @@ export async function syncCommand({ dbFile, values }: CommandOptions): Promise<n
     );
     for (const feature of status.disabledFeatures) console.log(`Off with this Placement: ${feature}.`);
     if (status.skipped.count) {
-      console.error(`Not mirrored: ${status.skipped.count} record${status.skipped.count === 1 ? '' : 's'} of Placement's answers that break a rule (upstream { skippedRecords } lists them): ${status.skipped.reasons.map(reasonLine).join('; ')}.`);
+      console.error(`Not mirrored: ${status.skipped.count} record${status.skipped.count === 1 ? '' : 's'} of the upstream answers that break a rule (upstream { skipped { records } } lists them): ${status.skipped.reasons.map(reasonLine).join('; ')}.`);
     }
     let failed = false;
     for (const service of gateway.services()) {

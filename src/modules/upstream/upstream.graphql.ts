@@ -9,7 +9,7 @@ import type { SkippedRecord } from '../../upstream/placement.records.js';
 const SkippedReasonRef = builder.objectRef<SkippedReason>('UpstreamSkipReason').implement({
   description: 'One reason records of the upstream answers were not mirrored, and how many.',
   fields: (t) => ({
-    kind: t.exposeString('kind', { description: 'What was skipped: provider, inventory, trait, aggregate, resource class, consumer or allocation.' }),
+    kind: t.exposeString('kind', { description: 'What was skipped: provider, inventory, trait, aggregate, resource class, consumer, allocation (Placement), flavor, server (Nova), image (Glance) or node (Ironic).' }),
     reason: t.exposeString('reason', { description: 'The rule those records break, in plain words.' }),
     count: t.exposeInt('count', { description: 'How many records were skipped for it.' }),
   }),
@@ -18,16 +18,16 @@ const SkippedReasonRef = builder.objectRef<SkippedReason>('UpstreamSkipReason').
 const SkippedRecordRef = builder.objectRef<Omit<SkippedRecord, 'provider'>>('UpstreamSkippedRecord').implement({
   description: 'A record of the upstream answers that was not mirrored because it breaks a rule.',
   fields: (t) => ({
-    kind: t.exposeString('kind', { description: 'provider, inventory, trait, aggregate, resource class, consumer or allocation.' }),
+    kind: t.exposeString('kind', { description: 'provider, inventory, trait, aggregate, resource class, consumer, allocation, flavor, server, image or node.' }),
     record: t.exposeString('record', { description: 'Which record: its uuid, or its values quoted and cut short.' }),
     reason: t.exposeString('reason', { description: 'The rule it breaks.' }),
   }),
 });
 
 const UpstreamSkippedRef = builder.objectRef<{ count: number; reasons: SkippedReason[] }>('UpstreamSkipped').implement({
-  description: "What the mirror did not take from Placement's answers: each record is checked before it is stored, and one that breaks a rule is left out.",
+  description: "What the mirror did not take from the upstream answers (Placement's, and Nova's, Glance's and Ironic's): each record is checked before it is stored, and one that breaks a rule is left out.",
   fields: (t) => ({
-    count: t.exposeInt('count', { description: 'Records not mirrored (0 when Placement answered only valid records).' }),
+    count: t.exposeInt('count', { description: 'Records not mirrored (0 when the upstream answered only valid records).' }),
     reasons: t.field({ type: [SkippedReasonRef], description: 'Why, counted by reason (most frequent first, at most 20).', resolve: (s) => s.reasons }),
     records: t.field({
       type: [SkippedRecordRef],
@@ -65,7 +65,7 @@ const UpstreamStatusRef = builder.objectRef<UpstreamStatus>('UpstreamStatus').im
     providers: t.exposeInt('providers', { description: 'Providers in the mirror.' }),
     requests: t.exposeInt('requests', { description: 'Requests sent to Placement since the server started.' }),
     lastError: t.string({ nullable: true, description: 'Why the last refresh failed, in plain words (what, which service, the status, what to check); null when it succeeded.', resolve: (s) => s.lastError }),
-    skipped: t.field({ type: UpstreamSkippedRef, description: "Records of Placement's answers not mirrored because they break a rule, and why.", resolve: (s) => s.skipped }),
+    skipped: t.field({ type: UpstreamSkippedRef, description: 'Records of the upstream answers not mirrored because they break a rule, and why.', resolve: (s) => s.skipped }),
     disabledFeatures: t.exposeStringList('disabledFeatures', { description: 'What this Placement is too old for (empty at microversion 1.39).' }),
     services: t.field({ type: [UpstreamServiceRef], description: 'Nova, Glance and Ironic: which are mirrored beside Placement, and from where.', resolve: (_s, _a, ctx) => ctx.gateway?.services() ?? [] }),
   }),
