@@ -150,6 +150,25 @@ describe('plain words, never a raw message or a piece of the answer', () => {
 });
 
 describe('no secret is shown', () => {
+  it("an error answer that echoes the token reaches the caller with the token replaced", async () => {
+    const fake = await startFakePlacement(rec);
+    cleanups.push(() => fake.close());
+    fake.validToken = 't0ken-s3cret';
+    const db = openDatabase(tempDbFile());
+    const gateway = new Gateway(db, fixedTokenSession(fake.url, 't0ken-s3cret'), { interval: 15, retryDelayMs: 1 });
+    const yoga = createServer({ db, gateway, maskErrors: false });
+    cleanups.push(() => gateway.stop(), () => db.close());
+    await gateway.refresh();
+    fake.intercept = (key, res) => {
+      if (!key.startsWith('PUT ')) return false;
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ status: 400, code: 'placement.undefined_code', detail: 'token t0ken-s3cret is not allowed to do that' }] }));
+      return true;
+    };
+    const query = 'mutation { setProviderTraits(input: { providerUuid: "c0000000-0000-0000-0000-000000000002", generation: 2, traits: [] }) { __typename ... on InvalidInput { issues { message } } } }';
+    const response = await yoga.fetch('http://test/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    expect(((await response.json()) as any).data.setProviderTraits).toEqual({ __typename: 'InvalidInput', issues: [{ message: 'token *** is not allowed to do that' }] });
+  });
+
   it('serve --upstream with a password and a query secret in the URL and a token: none in the startup line, the logs, /health, upstream.url or lastError', async () => {
     const fake = await startFakePlacement(rec);
     cleanups.push(() => fake.close());

@@ -12,6 +12,7 @@
 // is skipped, with the rule it breaks, into the state's `skipped`.
 import type { PlacementClient } from './placement.client.js';
 import { UnexpectedAnswer, UpstreamError } from './placement.client.js';
+import { isUuid } from './records.js';
 import { acceptConsumer, acceptDetail, acceptHeld, acceptNames, acceptProviders, Skipped, withInventory, type ConsumerMeta, type MirrorTree, type ProviderDetail, type SkippedRecord, type UpstreamProvider } from './placement.records.js';
 
 export type { ConsumerMeta, ProviderDetail, UpstreamInventory, UpstreamProvider } from './placement.records.js';
@@ -226,7 +227,8 @@ export async function readBack(client: PlacementClient, known: KnownState, provi
   const found: unknown[] = [];
   const gone: string[] = [];
   await Promise.all(
-    [...new Set(providerUuids)].map(async (uuid) => {
+    // (A uuid Placement answered a creation with is used in a path only once it is canonical.)
+    [...new Set(providerUuids)].filter(isUuid).map(async (uuid) => {
       try {
         found.push(await client.call<unknown>('GET', `/resource_providers/${uuid}`));
       } catch (error) {
