@@ -274,7 +274,7 @@ export function acceptHeld(provider: string, allocations: unknown, skipped: Skip
 export function acceptConsumer(uuid: string, answer: unknown, skipped: Skipped, provider: string | null): { meta: ConsumerMeta | null; allocations: Map<string, Record<string, number>> } | null {
   if (!isObject(answer) || !isObject(answer.allocations ?? {})) throw new UnexpectedAnswer('Placement', 'GET', `/allocations/${uuid}`, 'has no allocations object');
   const held = (answer.allocations ?? {}) as Record<string, unknown>;
-  if (answer.project_id === undefined || Object.keys(held).length === 0) return { meta: null, allocations: new Map() };
+  if (answer.project_id == null || Object.keys(held).length === 0) return { meta: null, allocations: new Map() };
   const type = answer.consumer_type ?? 'INSTANCE';
   const generation = answer.consumer_generation ?? 0;
   const problem =
