@@ -118,7 +118,7 @@ export async function readServers(nova: ServiceClient, skipped: Skipped): Promis
     uuid: String(s.id),
     name: String(s.name ?? ''),
     status: String(s.status ?? 'UNKNOWN'),
-    flavor: s.flavor ? (s.flavor.original_name ?? s.flavor.id ?? null) : null,
+    flavor: s.flavor && (s.flavor.original_name ?? s.flavor.id) != null ? String(s.flavor.original_name ?? s.flavor.id) : null,
     host: s['OS-EXT-SRV-ATTR:host'] ?? null,
     projectId: String(s.tenant_id ?? s.project_id ?? ''),
   }));
