@@ -217,7 +217,8 @@ async function main(argv: string[]): Promise<number> {
             const skipped = changes && gateway!.status().skipped;
             if (skipped && skipped.count !== reportedSkips) {
               reportedSkips = skipped.count;
-              console.error(`${skipped.count} record${skipped.count === 1 ? '' : 's'} of the upstream answers ${skipped.count === 1 ? 'is' : 'are'} not mirrored (upstream { skipped { records } } lists them): ${skipped.reasons.map(reasonLine).join('; ')}`);
+              if (skipped.count === 0) console.log('Every record of the upstream answers is mirrored again.');
+              else console.error(`${skipped.count} record${skipped.count === 1 ? '' : 's'} of the upstream answers ${skipped.count === 1 ? 'is' : 'are'} not mirrored (upstream { skipped { records } } lists them): ${skipped.reasons.map(reasonLine).join('; ')}`);
             }
           },
         });

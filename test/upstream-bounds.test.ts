@@ -12,6 +12,8 @@ import { openDatabase } from '../src/db/client.js';
 import { createServer } from '../src/server.js';
 import { Gateway, type GatewayOptions } from '../src/upstream/gateway.js';
 import { fixedTokenSession, withServiceUrls } from '../src/upstream/session.js';
+import { ServiceClient } from '../src/upstream/service.client.js';
+import { ForeignOrigin } from '../src/upstream/discipline.js';
 import { recording, startFakePlacement } from './fake-placement.js';
 import { fakeGlance, fakeIronic, fakePlacement } from './fake-openstack.js';
 import { tempDbFile } from './helpers.js';
@@ -120,6 +122,10 @@ describe('the token goes only to the hosts named', () => {
       image: `An answer links to ${elsewhere.url}/v2/images?visibility=***&limit=***&marker=***, another host than the endpoint ${glance.url}: it was not followed, as the token goes only to the endpoints the service catalog or the flags name.`,
       baremetal: `An answer links to ${elsewhere.url}/nodes?fields=***&limit=***&marker=***, another host than the endpoint ${ironic.url}: it was not followed, as the token goes only to the endpoints the service catalog or the flags name.`,
     });
+    // A relative link that makes the URL name another host (userinfo before it) is refused the same way.
+    const client = new ServiceClient(fixedTokenSession(placement.url, 'admin'), 'image', glance.url);
+    cleanups.push(() => client.close());
+    await expect(client.get(`@${elsewhere.url.slice('http://'.length)}/v2/images`)).rejects.toBeInstanceOf(ForeignOrigin);
     expect(elsewhere.requests).toEqual([]);
   });
 });

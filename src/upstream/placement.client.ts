@@ -80,7 +80,7 @@ export class PlacementClient {
   async negotiate(): Promise<{ max: string; microversion: string }> {
     const root = await this.call<{ versions: { max_version: string }[] }>('GET', '/');
     const max = root?.versions?.[0]?.max_version ?? '1.0';
-    if (typeof max !== 'string' || !/^1\.\d{1,3}$/.test(max)) throw new UnexpectedAnswer('Placement', 'GET', '/', 'names no microversion such as 1.39 (is the URL that of Placement?)');
+    if (typeof max !== 'string' || !/^1\.\d{1,3}$/.test(max)) throw new UnexpectedAnswer('Placement', 'GET', '/', 'names no microversion such as 1.39');
     if (compareVersions(max, MINIMUM_MICROVERSION) < 0) {
       throw new UpstreamError(0, 'too_old', `Placement serves microversions up to ${max}; the gateway needs ${MINIMUM_MICROVERSION} or later (Rocky)`, 'GET', '/');
     }
