@@ -180,6 +180,25 @@ describe('a hostile or broken Placement', () => {
 
 const byRecord = (a: { record: string }, b: { record: string }) => (a.record < b.record ? -1 : 1);
 
+describe('answers read back after a write', () => {
+  it('are judged as a refresh judges them: a trait listing with a bad name after createTrait stores only the valid names', async () => {
+    const rec = recording();
+    const { fake, db, gateway, gql } = await mirrorOf(rec);
+    fake.setPhase('nfs changed by another client');
+    await gateway.refresh();
+    fake.intercept = (key, res) => {
+      if (key !== 'GET /traits') return false;
+      const traits = (rec.phases.find((p) => p.name === 'config: trait created')!.routes['GET /traits'].body as any).traits;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ traits: [...traits, 'bad name; DROP TABLE traits'] }));
+      return true;
+    };
+    const created = await gql('mutation { createTrait(input: { name: "CUSTOM_GOLD" }) { __typename } }');
+    expect(created.data.createTrait.__typename).toBe('TraitPayload');
+    const names = (db.sqlite.prepare("SELECT name FROM traits WHERE standard = 0 OR name LIKE '% %' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+    expect(names).toEqual(['CUSTOM_GOLD', 'CUSTOM_PHYSNET_NET0']);
+  });
+});
+
 describe("Nova's, Glance's and Ironic's records", () => {
   it('a flavor, server, image or node that breaks a rule is skipped with its reason; the others are mirrored and every reader answers', async () => {
     const cn = 'c0000000-0000-4000-8000-000000000001';

@@ -10,7 +10,8 @@ import { consumerByUuid } from '../modules/allocations/allocations.service.js';
 import { providerByUuid, type CreateProviderInput, type ProviderRow, type UpdateProviderInput } from '../modules/providers/providers.service.js';
 import { all } from '../db/sql.js';
 import type { Gateway } from './gateway.js';
-import { UpstreamError } from './placement.client.js';
+import { UnexpectedAnswer, UpstreamError } from './placement.client.js';
+import { acceptNames, Skipped } from './placement.records.js';
 import { explainFailure, isExplained } from './failure.js';
 import { syncNames } from './mirror.store.js';
 import { checkedPlan, isChanged, plannedState, recordProvenance, type ApplyConfigInput, type ConfigPlan } from '../modules/provider-config/provider-config.service.js';
@@ -35,11 +36,11 @@ async function refusal(gateway: Gateway, error: unknown, subject: Subject): Prom
   if (status === 400) return withCode(new InvalidInput([{ path: '', message: detail }]));
   if (status === 409 && code === 'placement.concurrent_update') {
     if (subject.consumer && /consumer/i.test(detail)) {
-      const actual = await gateway.client.call<any>('GET', `/allocations/${subject.consumer}`).then((c) => c.consumer_generation ?? null, () => null);
+      const actual = await gateway.client.call<any>('GET', `/allocations/${subject.consumer}`).then((c) => c?.consumer_generation ?? null, () => null);
       return withCode(new GenerationConflict('consumerGeneration', subject.consumerGeneration ?? null, actual, detail));
     }
     const actual = subject.provider
-      ? await gateway.client.call<any>('GET', `/resource_providers/${subject.provider}`).then((p) => p.generation as number, () => null)
+      ? await gateway.client.call<any>('GET', `/resource_providers/${subject.provider}`).then((p) => (typeof p?.generation === 'number' ? p.generation : null), () => null)
       : null;
     return withCode(new GenerationConflict(subject.generationField ?? 'generation', subject.generation ?? null, actual, detail));
   }
@@ -83,6 +84,9 @@ export async function setInventory(gateway: Gateway, input: SetInventoryInput): 
   const subject = { provider: input.providerUuid, generation: input.generation };
   const fields = inventoryFields(input);
   const current = await through(gateway, subject, () => gateway.write<{ inventories: Record<string, unknown> }>('GET', `/resource_providers/${input.providerUuid}/inventories`));
+  if (!current || typeof current.inventories !== 'object' || current.inventories === null) {
+    throw new UpstreamUnavailable(explainFailure(new UnexpectedAnswer('Placement', 'GET', `/resource_providers/${input.providerUuid}/inventories`, 'has no inventories object')));
+  }
   if (input.resourceClass in current.inventories) {
     await through(gateway, subject, () =>
       gateway.write('PUT', `/resource_providers/${input.providerUuid}/inventories/${encodeURIComponent(input.resourceClass)}`, { resource_provider_generation: input.generation, ...fields }),
@@ -203,7 +207,11 @@ async function gatewayPutName(gateway: Gateway, table: 'traits' | 'resource_clas
 
 async function refreshNames(gateway: Gateway, table: 'traits' | 'resource_classes') {
   const answer = await gateway.client.call<any>('GET', `/${table}`);
-  const names: string[] = table === 'traits' ? answer.traits : answer.resource_classes.map((c: { name: string }) => c.name);
+  const list = answer?.[table];
+  // The write is made: an answer that is not a list leaves the names to the next refresh, which says why.
+  if (!Array.isArray(list)) return;
+  // Judged as a refresh judges them (the next one records what is skipped).
+  const names = acceptNames(table === 'traits' ? list : list.map((c) => c?.name), table === 'traits' ? 'trait' : 'resource class', new Skipped());
   syncNames(gateway.db, table, names);
 }
 
