@@ -14,10 +14,11 @@ import { importSnapshot, isEmpty } from './modules/snapshot/snapshot.service.js'
 import { UsageError } from './command.js';
 import { configureOperatorValidators } from './catalog/extra-specs-operators.js';
 import { OSC_COMMANDS } from './cli/osc-names.js';
-import { UPSTREAM_FLAGS, UpstreamConfigError, upstreamConcurrency, upstreamSession } from './upstream/options.js';
+import { gatewayOptions, UPSTREAM_FLAGS, UpstreamConfigError, upstreamSession } from './upstream/options.js';
 import { UPSTREAM_USAGE } from './upstream/clouds.js';
 import { Gateway } from './upstream/gateway.js';
-import { explainFailure } from './upstream/failure.js';
+import { reasonLine } from './upstream/skipped.store.js';
+import { DatabaseRefused, explainFailure, isExplained } from './upstream/failure.js';
 import { defaultWorkers, isWorker, metricsAcrossWorkers, runPrimary } from './server/workers.js';
 
 const USAGE = `placement-gql: a GraphQL gateway over the OpenStack Placement domain
@@ -194,6 +195,8 @@ async function main(argv: string[]): Promise<number> {
       const intervalText = String(values['sync-interval'] ?? '15');
       const interval = Number(intervalText);
       if (session && (!/^\d+(\.\d+)?$/.test(intervalText) || interval < 1)) throw new UsageError(`--sync-interval must be a number of seconds, at least 1, not '${intervalText}'`);
+      if (session && values.demo) throw new UsageError('--demo loads the demo cloud into a standalone database; in gateway mode the database is the mirror of the upstream');
+      const upstreamOptions = session ? gatewayOptions(values) : null;
       const db = openDatabase(dbFile);
       if (values.demo && isEmpty(db)) {
         const summary = importSnapshot(db, JSON.parse(readFileSync(DEMO_CLOUD, 'utf8')));
@@ -210,20 +213,40 @@ async function main(argv: string[]): Promise<number> {
         });
       }
       let gateway: Gateway | null = null;
+      let reportedSkips = 0;
       if (session) {
         gateway = new Gateway(db, session, {
+          ...upstreamOptions,
           interval,
-          concurrency: upstreamConcurrency(values),
           onSync: ({ seconds, changes, error }) => {
             if (values.quiet) return;
-            if (error) console.error(`Refresh from ${session.describe()} failed after ${seconds.toFixed(1)} s; serving the mirror as it was: ${explainFailure(error) ?? error.message}`);
+            if (error) {
+              console.error(`Refresh from ${session.describe()} failed after ${seconds.toFixed(1)} s; serving the mirror as it was: ${explainFailure(error)}`);
+              // A fault of the gateway itself: its details for whoever reads the log (no secret is in them).
+              if (!isExplained(error)) console.error(error);
+            }
             else if (changes && (changes.added || changes.removed || changes.detailed || changes.allocationsRewritten))
               console.log(`Refreshed from Placement in ${seconds.toFixed(1)} s: ${changes.providers} providers, ${changes.added} added, ${changes.removed} removed, ${changes.detailed} changed, allocations changed on ${changes.allocationsRewritten}.`);
             for (const [service, c] of Object.entries(changes?.services ?? {})) {
               if (c.added || c.updated || c.removed) console.log(`Refreshed ${service}: ${c.added} added, ${c.updated} changed, ${c.removed} removed${c.skipped ? `, ${c.skipped} skipped` : ''}.`);
             }
+            const skipped = changes && gateway!.status().skipped;
+            if (skipped && skipped.count !== reportedSkips) {
+              reportedSkips = skipped.count;
+              if (skipped.count === 0) console.log('Every record of the upstream answers is mirrored again.');
+              else console.error(`${skipped.count} record${skipped.count === 1 ? '' : 's'} of the upstream answers ${skipped.count === 1 ? 'is' : 'are'} not mirrored (upstream { skipped { records } } lists them): ${skipped.reasons.map(reasonLine).join('; ')}`);
+            }
           },
         });
+        // A database that is not this upstream's mirror is refused before anything is served or read
+        // into it; when the upstream cannot say where Placement is yet, that is checked before the first write.
+        const claimed = await Promise.race([gateway.claim().then(() => null, (error: unknown) => error), new Promise((resolve) => setTimeout(resolve, 10_000, null).unref())]);
+        if (claimed instanceof DatabaseRefused) {
+          console.error(`placement-gql: ${claimed.message}`);
+          gateway.stop();
+          db.close();
+          return 1;
+        }
         gateway.start();
       }
       // Filled once the port is bound (it may be chosen by the system): no request arrives before.

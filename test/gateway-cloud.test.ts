@@ -55,10 +55,10 @@ const servers = (): NovaServer[] => [
 ];
 
 const images = (): GlanceImage[] => [
-  { id: 'i0000000-0000-4000-8000-000000000001', name: 'cirros', updatedAt: '2026-01-01T00:00:01Z', properties: { hw_disk_bus: 'virtio', os_distro: 'cirros' } },
-  { id: 'i0000000-0000-4000-8000-000000000002', name: 'avx', updatedAt: '2026-01-01T00:00:02Z', properties: { 'trait:HW_CPU_X86_AVX2': 'required' } },
-  { id: 'i0000000-0000-4000-8000-000000000003', name: 'gold-typo', updatedAt: '2026-01-01T00:00:03Z', properties: { 'trait:CUSTOM_GOLDD': 'required' } },
-  { id: 'i0000000-0000-4000-8000-000000000004', name: null, updatedAt: '2026-01-01T00:00:04Z', properties: {} },
+  { id: 'f0000000-0000-4000-8000-000000000001', name: 'cirros', updatedAt: '2026-01-01T00:00:01Z', properties: { hw_disk_bus: 'virtio', os_distro: 'cirros' } },
+  { id: 'f0000000-0000-4000-8000-000000000002', name: 'avx', updatedAt: '2026-01-01T00:00:02Z', properties: { 'trait:HW_CPU_X86_AVX2': 'required' } },
+  { id: 'f0000000-0000-4000-8000-000000000003', name: 'gold-typo', updatedAt: '2026-01-01T00:00:03Z', properties: { 'trait:CUSTOM_GOLDD': 'required' } },
+  { id: 'f0000000-0000-4000-8000-000000000004', name: null, updatedAt: '2026-01-01T00:00:04Z', properties: {} },
 ];
 
 const nodes = (): IronicNode[] => [
@@ -194,7 +194,7 @@ describe('gateway mode over Nova, Glance and Ironic', () => {
     await gateway.refresh();
     c.nova.flavors = c.nova.flavors.filter((f) => f.name !== 'private');
     c.glance.images = c.glance.images.filter((i) => i.name !== 'cirros');
-    c.glance.images.push({ id: 'i0000000-0000-4000-8000-000000000005', name: 'new', updatedAt: '2026-01-02T00:00:00Z', properties: { hw_vif_model: 'virtio' } });
+    c.glance.images.push({ id: 'f0000000-0000-4000-8000-000000000005', name: 'new', updatedAt: '2026-01-02T00:00:00Z', properties: { hw_vif_model: 'virtio' } });
     c.ironic.nodes = c.ironic.nodes.filter((n) => n.uuid !== BM2);
     c.glanceServer.requests.length = 0;
     await gateway.refresh();
@@ -270,7 +270,8 @@ describe('gateway mode over Nova, Glance and Ironic', () => {
     const again = new Gateway(db, fixedTokenSession(c.placement.url, 'admin'), { interval: 15, retryDelayMs: 1 });
     cleanups.push(() => again.stop());
     await again.refresh();
-    expect(db.sqlite.prepare('SELECT service FROM mirrored_services').all()).toEqual([]);
+    // Only the record of which Placement the database mirrors stays.
+    expect(db.sqlite.prepare('SELECT service FROM mirrored_services').all()).toEqual([{ service: 'placement' }]);
     expect((db.sqlite.prepare('SELECT COUNT(*) AS n FROM flavors').get() as any).n).toBe(5);
   });
 

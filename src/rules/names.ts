@@ -41,6 +41,12 @@ const CONSUMER_TYPE_PATTERN = /^[A-Z0-9_]+$/;
 const MAX_CONSUMER_TYPE_LENGTH = 255;
 export const isConsumerType = (value: string) => CONSUMER_TYPE_PATTERN.test(value) && value.length <= MAX_CONSUMER_TYPE_LENGTH;
 
+/**
+ * A trait or resource class name as Placement lists it: standard (of whatever os-traits or
+ * os-resource-classes release that Placement has) or custom; Placement's RC_PATTERN and length.
+ */
+export const isPlacementName = (value: string) => CONSUMER_TYPE_PATTERN.test(value) && value.length <= MAX_CUSTOM_NAME_LENGTH;
+
 const UUID_PATTERN = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
 /** Canonical lower-case 8-4-4-4-12 form of a uuid (dashes optional, any case), or null when it is not one. */

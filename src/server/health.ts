@@ -2,6 +2,7 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
 import type { Gateway } from '../upstream/gateway.js';
+import { reasonLine } from '../upstream/skipped.store.js';
 import { Counter, Gauge } from 'prom-client';
 import type { Metrics } from './metrics.js';
 
@@ -17,7 +18,9 @@ export function useHealth(gateway: Gateway | null, metrics: Metrics): Plugin<Con
       if (url.pathname !== '/health') return;
       if (!gateway) return endResponse(Response.json({ status: 'ok' }));
       const status = gateway.status();
-      const body = { status: status.stale ? 'degraded' : 'ok', upstream: { url: status.url, stale: status.stale, lastSyncAt: status.lastSyncAt, lastError: status.lastError } };
+      // Unauthenticated: the redacted URL, plain-worded errors, and skipped records counted by reason (none shown).
+      const skipped = { records: status.skipped.count, reasons: status.skipped.reasons.slice(0, 10).map(reasonLine) };
+      const body = { status: status.stale ? 'degraded' : 'ok', upstream: { url: status.url, stale: status.stale, lastSyncAt: status.lastSyncAt, lastError: status.lastError, skipped } };
       endResponse(new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } }));
     },
   };

@@ -4,8 +4,13 @@
 import type { Db } from '../db/client.js';
 import { get } from '../db/sql.js';
 import { applyPlacementState, knownState, removeConsumer, removeProvider, type MirrorChanges } from './mirror.store.js';
-import { PlacementClient, UpstreamError, type PlacementClientOptions } from './placement.client.js';
-import { consumerMeta, readDetail, readPlacement, type PlacementState, type ReadProgress, type UpstreamProvider } from './placement.reader.js';
+import { PlacementClient, UpstreamError, UpstreamUnreachable, type PlacementClientOptions } from './placement.client.js';
+import { readBack, readPlacement, type ReadProgress } from './placement.reader.js';
+import { explainFailure } from './failure.js';
+import { claimDatabase } from './mirror-target.js';
+import { redactUrl, upstreamIdentity } from './redact.js';
+import { recordPlacementSkips, recordServiceSkips, skippedRecords, skippedSummary, type SkippedReason } from './skipped.store.js';
+import { Skipped, type SkippedRecord } from './records.js';
 import type { ServiceType, UpstreamSession } from './session.js';
 import { SERVICE_NAMES, ServiceClient } from './service.client.js';
 import { baremetalHeaders, computeHeaders, readFlavors, readImages, readNodes, readServers, type MirroredFlavor, type MirroredImage, type MirroredNode, type MirroredServer } from './services.reader.js';
@@ -38,6 +43,8 @@ export interface ServiceStatus {
 }
 
 interface ServiceRead {
+  /** Records of its answers that break a rule. */
+  skipped: SkippedRecord[];
   flavors?: MirroredFlavor[];
   servers?: MirroredServer[] | null;
   serversError?: string;
@@ -47,6 +54,7 @@ interface ServiceRead {
 }
 
 export interface UpstreamStatus {
+  /** Placement's endpoint (redacted), or the session's description before it is known. */
   url: string;
   microversion: string;
   lastSyncAt: string | null;
@@ -57,11 +65,15 @@ export interface UpstreamStatus {
   lastError: string | null;
   /** Microversion features the upstream lacks (when negotiated below 1.39). */
   disabledFeatures: string[];
+  /** Records of the upstream answers (Placement's, Nova's, Glance's, Ironic's) not mirrored because they break a rule, and why. */
+  skipped: { count: number; reasons: SkippedReason[] };
 }
 
 export interface GatewayOptions extends PlacementClientOptions {
   /** Seconds between refreshes (default 15). */
   interval?: number;
+  /** The mirror may replace a database that holds other data, or another upstream's mirror (--replace-db). */
+  replaceDb?: boolean;
   onSync?: (result: { seconds: number; changes?: MirrorChanges; error?: Error }) => void;
 }
 
@@ -77,6 +89,8 @@ export class Gateway {
   private timer: NodeJS.Timeout | null = null;
   private stopLoop = () => {};
   private url = '';
+  /** The upstream this database mirrors (upstreamIdentity of Placement's endpoint), once claimed. */
+  private identity: string | null = null;
   private negotiated = false;
   private disabled: string[] = [];
   private readonly serviceClients = new Map<MirroredService, ServiceClient | null>();
@@ -130,9 +144,26 @@ export class Gateway {
     for (const c of this.serviceClients.values()) c?.close();
   }
 
-  /** The endpoint of a service mirrored beside Placement; null when the cloud has none (not mirrored). */
+  /** The endpoint of a service mirrored beside Placement, as it may be shown; null when the cloud has none (not mirrored). */
   async serviceUrl(service: MirroredService): Promise<string | null> {
-    return (await this.serviceClient(service))?.base ?? null;
+    const base = (await this.serviceClient(service))?.base;
+    return base ? redactUrl(base) : null;
+  }
+
+  /**
+   * Makes the database this upstream's mirror (mirror-target.ts), before anything is read into it:
+   * throws DatabaseRefused when it holds other data or another upstream's mirror. A database with
+   * data and no record is refused before the upstream is even asked where Placement is.
+   */
+  async claim(): Promise<void> {
+    if (this.identity) return;
+    claimDatabase(this.db, null, this.options.replaceDb);
+    const endpoint = await this.session.endpoint('placement');
+    if (!endpoint) throw new UpstreamUnreachable((await this.session.missingEndpoint?.('placement')) ?? 'the service catalog has no placement endpoint');
+    const identity = upstreamIdentity(endpoint);
+    claimDatabase(this.db, identity, this.options.replaceDb);
+    this.identity = identity;
+    this.url = redactUrl(endpoint);
   }
 
   private async serviceClient(service: MirroredService): Promise<ServiceClient | null> {
@@ -165,7 +196,7 @@ export class Gateway {
       return {
         service,
         name: SERVICE_NAMES[service],
-        url: client?.base ?? null,
+        url: client ? redactUrl(client.base) : null,
         mirrored: !!client,
         note: !known ? 'not looked up yet' : !client ? `not mirrored: the service catalog has no ${service} endpoint (--${service === 'compute' ? 'nova' : service === 'image' ? 'glance' : 'ironic'}-url gives one)` : (state?.note ?? null),
         lastSyncAt: state?.lastSuccess ? new Date(state.lastSuccess).toISOString() : null,
@@ -188,30 +219,31 @@ export class Gateway {
         if (!client) return;
         const state = this.serviceState.get(service) ?? { lastSuccess: null, lastError: null, skipped: 0, note: null };
         this.serviceState.set(service, state);
+        const skipped = new Skipped();
         try {
           if (service === 'compute') {
             const [{ flavors, hiddenSpecs }, servers] = await Promise.all([
-              readFlavors(client),
-              readServers(client).catch((error) => {
+              readFlavors(client, skipped),
+              readServers(client, skipped).catch((error) => {
                 if (error instanceof UpstreamError && error.status === 403) return error;
                 throw error;
               }),
             ]);
             const notes = [
               hiddenSpecs ? `the extra specs of ${hiddenSpecs} flavors are hidden by policy` : null,
-              servers instanceof Error ? `servers are not mirrored (${servers.detail}): orphaned allocations cannot be audited` : null,
+              servers instanceof Error ? 'servers are not mirrored (Nova refuses to list the servers of every project, 403: that needs the admin role): orphaned allocations cannot be audited' : null,
             ].filter(Boolean);
             state.note = notes.length ? notes.join('; ') : null;
-            reads.set(service, { flavors, servers: servers instanceof Error ? null : servers });
+            reads.set(service, { skipped: skipped.records, flavors, servers: servers instanceof Error ? null : servers });
           } else if (service === 'image') {
             const mark = serviceMark(this.db, 'image');
-            const full = fullImages || !mark || mark.url !== client.base || !mark.cursor || mark.refreshes % GLANCE_FULL_EVERY === 0;
-            reads.set(service, { images: await readImages(client, full ? null : mark!.cursor), imagesFull: full });
+            const full = fullImages || !mark || mark.url !== upstreamIdentity(client.base) || !mark.cursor || mark.refreshes % GLANCE_FULL_EVERY === 0;
+            reads.set(service, { skipped: skipped.records, images: await readImages(client, skipped, full ? null : mark!.cursor), imagesFull: full });
           } else {
-            reads.set(service, { nodes: await readNodes(client) });
+            reads.set(service, { skipped: skipped.records, nodes: await readNodes(client, skipped) });
           }
         } catch (error) {
-          state.lastError = (error as Error).message;
+          state.lastError = explainFailure(error);
           // A whole listing asked for is still owed.
           if (service === 'image' && fullImages) this.fullImagesNext = true;
         }
@@ -227,10 +259,11 @@ export class Gateway {
     for (const service of MIRRORED_SERVICES) {
       if (this.serviceClients.get(service)) continue;
       unmarkService(this.db, service);
+      recordServiceSkips(this.db, service, [], true);
       if (service === 'compute') unmarkService(this.db, 'servers');
     }
     for (const [service, read] of reads) {
-      const url = this.serviceClients.get(service)!.base;
+      const url = upstreamIdentity(this.serviceClients.get(service)!.base);
       if (read.flavors) {
         out.compute = applyFlavors(this.db, read.flavors);
         markService(this.db, 'compute', url);
@@ -254,6 +287,8 @@ export class Gateway {
         const n = out.baremetal.skipped;
         state.note = n ? `${n} node${n === 1 ? ' is' : 's are'} not mirrored: no provider of the same uuid in Placement (yet), or no resource class` : null;
       }
+      // A partial Glance listing judges only the images it lists: the others keep their records.
+      recordServiceSkips(this.db, service, read.skipped, !read.images || !!read.imagesFull);
       const state = this.serviceState.get(service)!;
       state.lastSuccess = Date.now();
       state.lastError = null;
@@ -272,7 +307,13 @@ export class Gateway {
       requests: this.client.requestCount,
       lastError: this.lastError,
       disabledFeatures: this.disabled,
+      skipped: skippedSummary(this.db),
     };
+  }
+
+  /** The first records of the upstream answers that were not mirrored, with why. */
+  skippedRecords(limit: number) {
+    return skippedRecords(this.db, limit);
   }
 
   /** No successful refresh in the last three intervals (or none yet since start). */
@@ -306,56 +347,20 @@ export class Gateway {
 
   /** Reads back what a write touched: these providers (gone ones are removed) and consumers. */
   async readBack(providerUuids: Iterable<string>, consumerUuids: Iterable<string> = []): Promise<void> {
-    const known = knownState(this.db);
-    const state: PlacementState = {
-      providers: [],
-      traits: [],
-      resourceClasses: [],
-      details: new Map(),
-      allocations: new Map(),
-      consumers: new Map(),
-      seenConsumers: new Map(),
-    };
-    const gone: string[] = [];
-    await Promise.all(
-      [...new Set(providerUuids)].map(async (uuid) => {
-        try {
-          const p = await this.client.call<any>('GET', `/resource_providers/${uuid}`);
-          const provider: UpstreamProvider = { uuid, name: p.name, generation: p.generation, parent: p.parent_provider_uuid ?? null, root: p.root_provider_uuid ?? uuid };
-          const detail = await readDetail(this.client, uuid);
-          const held = await this.client.call<any>('GET', `/resource_providers/${uuid}/allocations`);
-          state.providers.push(provider);
-          state.details.set(uuid, detail);
-          const byConsumer = new Map<string, Record<string, number>>();
-          for (const [consumer, a] of Object.entries<any>(held.allocations)) {
-            byConsumer.set(consumer, a.resources);
-            state.seenConsumers.set(consumer, a.consumer_generation ?? 0);
-          }
-          state.allocations.set(uuid, byConsumer);
-        } catch (error) {
-          if (!(error instanceof UpstreamError && error.status === 404)) throw error;
-          gone.push(uuid);
-        }
-      }),
-    );
-    const emptied: string[] = [];
-    const wanted = new Set([...consumerUuids, ...[...state.seenConsumers].filter(([c, g]) => known.consumers.get(c)?.generation !== g).map(([c]) => c)]);
-    await Promise.all(
-      [...wanted].map(async (uuid) => {
-        const c = await this.client.call<any>('GET', `/allocations/${uuid}`);
-        if (!c.project_id || Object.keys(c.allocations ?? {}).length === 0) emptied.push(uuid);
-        else state.consumers.set(uuid, consumerMeta(c));
-      }),
-    );
-    for (const uuid of emptied) removeConsumer(this.db, uuid);
-    for (const uuid of gone) removeProvider(this.db, uuid);
-    applyPlacementState(this.db, state, true);
+    await this.ensureNegotiated();
+    const { state, gone, emptied } = await readBack(this.client, knownState(this.db), providerUuids, consumerUuids);
+    this.db.transaction(() => {
+      for (const uuid of emptied) removeConsumer(this.db, uuid);
+      for (const uuid of gone) removeProvider(this.db, uuid);
+      applyPlacementState(this.db, state, true);
+      recordPlacementSkips(this.db, state, true);
+    });
   }
 
   private async ensureNegotiated() {
     if (this.negotiated) return;
+    await this.claim();
     const { microversion } = await this.client.negotiate();
-    this.url = (await this.session.endpoint('placement')) ?? '';
     this.disabled = featuresOff(microversion);
     this.negotiated = true;
   }
@@ -368,6 +373,8 @@ export class Gateway {
       const reads = await this.readServices();
       const changes = this.db.transaction(() => {
         const placement = applyPlacementState(this.db, state);
+        recordPlacementSkips(this.db, state, false);
+        markService(this.db, 'placement', this.identity!);
         return { ...placement, services: this.applyServices(reads) };
       });
       this.lastSuccess = Date.now();
@@ -377,7 +384,7 @@ export class Gateway {
       this.options.onSync?.({ seconds: this.lastSeconds, changes });
       return changes;
     } catch (error) {
-      this.lastError = (error as Error).message;
+      this.lastError = explainFailure(error);
       this.refreshes.failure++;
       this.options.onSync?.({ seconds: (Date.now() - started) / 1000, error: error as Error });
       throw error;

@@ -21,10 +21,17 @@ export interface MirrorChanges {
 }
 
 export function knownState(db: Db): KnownState {
-  const generations = new Map(all<{ uuid: string; generation: number }>(db, 'SELECT uuid, generation FROM resource_providers').map((r) => [r.uuid, r.generation]));
-  const withInventory = new Set(
-    all<{ uuid: string }>(db, 'SELECT DISTINCT rp.uuid FROM inventories i JOIN resource_providers rp ON rp.id = i.resource_provider_id').map((r) => r.uuid),
+  const rows = all<{ uuid: string; name: string; generation: number; parent: string | null; root: string | null }>(
+    db,
+    `SELECT rp.uuid, rp.name, rp.generation, p.uuid AS parent, r.uuid AS root
+     FROM resource_providers rp LEFT JOIN resource_providers p ON p.id = rp.parent_id LEFT JOIN resource_providers r ON r.id = rp.root_id`,
   );
+  const generations = new Map(rows.map((r) => [r.uuid, r.generation]));
+  const tree = new Map(rows.map((r) => [r.uuid, { name: r.name, parent: r.parent, root: r.root }]));
+  const inventoryClasses = new Map<string, Set<string>>();
+  for (const r of all<{ uuid: string; rc: string }>(db, 'SELECT rp.uuid, rc.name AS rc FROM inventories i JOIN resource_providers rp ON rp.id = i.resource_provider_id JOIN resource_classes rc ON rc.id = i.resource_class_id')) {
+    inventoryClasses.set(r.uuid, (inventoryClasses.get(r.uuid) ?? new Set()).add(r.rc));
+  }
   const consumers = new Map(
     all<{ uuid: string; project: string; user: string; type: string; generation: number }>(
       db,
@@ -39,7 +46,7 @@ export function knownState(db: Db): KnownState {
     resources[r.rc] = (resources[r.rc] ?? 0) + r.used;
     byProvider.set(r.provider, resources);
   }
-  return { generations, withInventory, consumers, allocations };
+  return { generations, tree, inventoryClasses, consumers, allocations };
 }
 
 /**
@@ -75,10 +82,11 @@ export function applyPlacementState(db: Db, state: PlacementState, partial = fal
       }
     }
 
-    // Names are unique: move renamed providers out of the way first, so swaps and reuses apply.
+    // Names are unique: move renamed providers out of the way first, so swaps and reuses apply (to a
+    // name longer than any valid one, which no provider can have).
     for (const p of state.providers) {
       const mine = local.get(p.uuid);
-      if (mine && mine.name !== p.name) run(db, 'UPDATE resource_providers SET name = ? WHERE id = ?', `\u0000${p.uuid}`, mine.id);
+      if (mine && mine.name !== p.name) run(db, 'UPDATE resource_providers SET name = ? WHERE id = ?', `\u0000${p.uuid}`.padEnd(256, '\u0000'), mine.id);
     }
     for (const p of state.providers) {
       const mine = local.get(p.uuid);

@@ -1,9 +1,10 @@
 // The upstream options of `serve` and `sync`, turned into a session (see clouds.ts for the rules).
 import { homedir } from 'node:os';
-import { resolveUpstreamOptions, UPSTREAM_OPTIONS, UpstreamConfigError, upstreamConcurrency, type UpstreamFlags } from './clouds.js';
+import { resolveUpstreamOptions, UPSTREAM_OPTIONS, UpstreamConfigError, upstreamConcurrency, upstreamLimits, type UpstreamFlags } from './clouds.js';
+import type { GatewayOptions } from './gateway.js';
 import type { UpstreamSession } from './session.js';
 
-export { UpstreamConfigError, upstreamConcurrency };
+export { UpstreamConfigError };
 
 export const UPSTREAM_FLAGS = {
   ...UPSTREAM_OPTIONS,
@@ -17,4 +18,10 @@ export const UPSTREAM_FLAGS = {
  */
 export async function upstreamSession(values: Record<string, string | boolean | undefined>, options: { requireFlag?: boolean } = {}): Promise<UpstreamSession | null> {
   return resolveUpstreamOptions(values as UpstreamFlags, process.env, { cwd: process.cwd(), home: homedir(), requireFlag: options.requireFlag });
+}
+
+/** The gateway's options from the flags: requests in flight, the bounds of answers, --replace-db. */
+export function gatewayOptions(values: Record<string, string | boolean | undefined>): GatewayOptions {
+  const flags = values as UpstreamFlags;
+  return { concurrency: upstreamConcurrency(flags), ...upstreamLimits(flags), replaceDb: flags['replace-db'] === true };
 }

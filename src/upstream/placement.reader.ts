@@ -8,44 +8,22 @@
 //  3. compares each project's usage totals (GET /usages, one request per project) with the mirror
 //     updated by 1 and 2: only a decrease nobody announced can make them differ (a deleted
 //     consumer), and then that project's consumers are re-read one by one.
+// Every record is judged before it is used or stored (placement.records.ts): what cannot be mirrored
+// is skipped, with the rule it breaks, into the state's `skipped`.
 import type { PlacementClient } from './placement.client.js';
-import { UpstreamError } from './placement.client.js';
+import { UnexpectedAnswer, UpstreamError } from './placement.client.js';
+import { isUuid } from './records.js';
+import { acceptConsumer, acceptDetail, acceptHeld, acceptNames, acceptProviders, Skipped, withInventory, type ConsumerMeta, type MirrorTree, type ProviderDetail, type SkippedRecord, type UpstreamProvider } from './placement.records.js';
 
-export interface UpstreamProvider {
-  uuid: string;
-  name: string;
-  generation: number;
-  parent: string | null;
-  root: string;
-}
-
-export interface UpstreamInventory {
-  total: number;
-  reserved: number;
-  min_unit: number;
-  max_unit: number;
-  step_size: number;
-  allocation_ratio: number;
-}
-
-/** Inventories, traits and aggregates of one provider. */
-export interface ProviderDetail {
-  inventories: Record<string, UpstreamInventory>;
-  traits: string[];
-  aggregates: string[];
-}
-
-export interface ConsumerMeta {
-  project: string;
-  user: string;
-  type: string;
-  generation: number;
-}
+export type { ConsumerMeta, ProviderDetail, UpstreamInventory, UpstreamProvider } from './placement.records.js';
 
 /** What the mirror knew after its last refresh. */
 export interface KnownState {
   generations: Map<string, number>;
-  withInventory: Set<string>;
+  /** Every provider's name, parent and root. */
+  tree: MirrorTree;
+  /** provider -> the classes it has an inventory of. */
+  inventoryClasses: Map<string, Set<string>>;
   consumers: Map<string, ConsumerMeta>;
   /** consumer -> provider -> class -> amount. */
   allocations: Map<string, Map<string, Record<string, number>>>;
@@ -63,6 +41,10 @@ export interface PlacementState {
   consumers: Map<string, ConsumerMeta>;
   /** Every consumer Placement has, with its generation (a full read only). */
   seenConsumers: Map<string, number>;
+  /** The records not mirrored, and why. */
+  skipped: SkippedRecord[];
+  /** Providers whose records were judged again in this read: in detail, or only their allocations. */
+  judged: { details: Set<string>; allocations: Set<string> };
 }
 
 export interface ReadProgress {
@@ -73,21 +55,25 @@ export interface ReadProgress {
 
 export async function readPlacement(client: PlacementClient, known: KnownState, onProgress?: (p: ReadProgress) => void): Promise<PlacementState> {
   const [listing, traitList, classList] = await Promise.all([
-    client.call<{ resource_providers: any[] }>('GET', '/resource_providers'),
-    client.call<{ traits: string[] }>('GET', '/traits'),
-    client.call<{ resource_classes: { name: string }[] }>('GET', '/resource_classes'),
+    client.call<unknown>('GET', '/resource_providers'),
+    client.call<unknown>('GET', '/traits'),
+    client.call<unknown>('GET', '/resource_classes'),
   ]);
-  const providers: UpstreamProvider[] = listing.resource_providers.map((p) => ({
-    uuid: p.uuid,
-    name: p.name,
-    generation: p.generation,
-    parent: p.parent_provider_uuid ?? null,
-    root: p.root_provider_uuid ?? p.uuid,
-  }));
+  const skipped = new Skipped();
+  const providers = acceptProviders(listOf(listing, 'resource_providers', '/resource_providers'), skipped);
+  const traits = acceptNames(listOf(traitList, 'traits', '/traits'), 'trait', skipped);
+  const resourceClasses = acceptNames(
+    listOf(classList, 'resource_classes', '/resource_classes').map((c) => (c && typeof c === 'object' ? (c as { name?: unknown }).name : c)),
+    'resource class',
+    skipped,
+  );
   const listed = new Set(providers.map((p) => p.uuid));
   const details = new Map<string, ProviderDetail>();
   // The mirror's allocations, brought up to date step by step: consumer -> provider -> resources.
-  const model = new Map([...known.allocations].map(([c, byProvider]) => [c, new Map([...byProvider].filter(([p]) => listed.has(p)))]));
+  // (Consumers with nothing left on a listed provider are gone: no usage of theirs is asked for.)
+  const model = new Map(
+    [...known.allocations].map(([c, byProvider]) => [c, new Map([...byProvider].filter(([p]) => listed.has(p)))] as const).filter(([, byProvider]) => byProvider.size > 0),
+  );
   const metas = new Map(known.consumers);
   const consumers = new Map<string, ConsumerMeta>();
   const changedProviders = new Set<string>();
@@ -103,21 +89,24 @@ export async function readPlacement(client: PlacementClient, known: KnownState, 
   const changing = providers.filter((p) => known.generations.get(p.uuid) !== p.generation);
   const traitsOf = changing.length > 50 ? await traitsByProvider(client, changing.length) : null;
   const seenGenerations = new Map<string, number>();
+  /** Where each consumer was seen: the provider its skipped records belong to. */
+  const seenAt = new Map<string, string>();
   await Promise.all(
     providers.map(async (p) => {
       try {
         if (known.generations.get(p.uuid) === p.generation) return;
-        const detail = await readDetail(client, p.uuid, traitsOf ? (traitsOf.get(p.uuid) ?? []) : undefined);
+        const detail = await readDetail(client, p.uuid, skipped, traitsOf ? (traitsOf.get(p.uuid) ?? []) : undefined);
         details.set(p.uuid, detail);
         changedProviders.add(p.uuid);
         for (const byProvider of model.values()) byProvider.delete(p.uuid);
         if (Object.keys(detail.inventories).length === 0) return;
-        const held = await client.call<{ allocations: Record<string, { resources: Record<string, number>; consumer_generation?: number }> }>('GET', `/resource_providers/${p.uuid}/allocations`);
-        for (const [consumer, a] of Object.entries(held.allocations)) {
+        const held = await readHeld(client, p.uuid, skipped);
+        for (const [consumer, a] of held) {
           let byProvider = model.get(consumer);
           if (!byProvider) model.set(consumer, (byProvider = new Map()));
           byProvider.set(p.uuid, a.resources);
-          seenGenerations.set(consumer, a.consumer_generation ?? 0);
+          seenGenerations.set(consumer, a.generation);
+          seenAt.set(consumer, p.uuid);
         }
       } catch (error) {
         // Deleted since the listing: the next refresh will not list it.
@@ -133,22 +122,23 @@ export async function readPlacement(client: PlacementClient, known: KnownState, 
   const reread = new Set<string>();
   const rereadConsumer = async (uuid: string) => {
     reread.add(uuid);
-    const c = await client.call<any>('GET', `/allocations/${uuid}`);
+    const owner = seenAt.get(uuid) ?? [...(model.get(uuid)?.keys() ?? [])][0] ?? null;
+    const c = acceptConsumer(uuid, await client.call<unknown>('GET', `/allocations/${uuid}`), skipped, owner);
     const byProvider = new Map<string, Record<string, number>>();
-    for (const [provider, a] of Object.entries<any>(c.allocations ?? {})) {
-      if (listed.has(provider)) byProvider.set(provider, a.resources);
+    for (const [provider, resources] of c?.allocations ?? []) {
+      if (listed.has(provider)) byProvider.set(provider, resources);
       changedProviders.add(provider);
     }
     for (const provider of model.get(uuid)?.keys() ?? []) changedProviders.add(provider);
-    if (byProvider.size === 0) {
+    // No allocations left, or a consumer that cannot be mirrored (skipped whole).
+    if (byProvider.size === 0 || !c?.meta) {
       model.delete(uuid);
       metas.delete(uuid);
       return;
     }
     model.set(uuid, byProvider);
-    const meta = consumerMeta(c);
-    metas.set(uuid, meta);
-    consumers.set(uuid, meta);
+    metas.set(uuid, c.meta);
+    consumers.set(uuid, c.meta);
   };
   await Promise.all([...seenGenerations].filter(([uuid, g]) => known.consumers.get(uuid)?.generation !== g).map(([uuid]) => rereadConsumer(uuid)));
 
@@ -157,7 +147,9 @@ export async function readPlacement(client: PlacementClient, known: KnownState, 
   // are read again, those whose allocation fits in the difference first, until it is explained.
   const usage = async (project: string, user?: string) => {
     const query = `project_id=${encodeURIComponent(project)}${user ? `&user_id=${encodeURIComponent(user)}` : ''}`;
-    return placementTotals((await client.call<{ usages: Record<string, any> }>('GET', `/usages?${query}`)).usages);
+    const answer = await client.call<{ usages?: unknown }>('GET', `/usages?${query}`);
+    if (!isObject(answer?.usages)) throw new UnexpectedAnswer('Placement', 'GET', '/usages', 'has no usages object');
+    return placementTotals(answer.usages);
   };
   const members = (project: string, user?: string) => [...model.keys()].filter((c) => metas.get(c)?.project === project && (!user || metas.get(c)?.user === user));
   const projects = new Set([...model.keys()].map((c) => metas.get(c)?.project).filter((p): p is string => !!p));
@@ -187,19 +179,102 @@ export async function readPlacement(client: PlacementClient, known: KnownState, 
 
   const allocations = new Map<string, Map<string, Record<string, number>>>();
   for (const p of changedProviders) if (listed.has(p)) allocations.set(p, new Map());
+  const classesOf = (p: string) => (details.has(p) ? new Set(Object.keys(details.get(p)!.inventories)) : (known.inventoryClasses.get(p) ?? new Set<string>()));
   for (const [consumer, byProvider] of model) {
-    for (const [provider, resources] of byProvider) allocations.get(provider)?.set(consumer, resources);
+    for (const [provider, resources] of byProvider) {
+      const held = allocations.get(provider);
+      if (!held) continue;
+      // The usage totals above count what Placement counts; only what has a mirrored inventory is stored.
+      const kept = withInventory(provider, consumer, resources, classesOf(provider), skipped);
+      if (Object.keys(kept).length) held.set(consumer, kept);
+    }
   }
   const seenConsumers = new Map([...model.keys()].map((c) => [c, metas.get(c)?.generation ?? 0]));
   return {
     providers,
-    traits: traitList.traits,
-    resourceClasses: classList.resource_classes.map((c) => c.name),
+    traits,
+    resourceClasses,
     details,
     allocations,
     consumers,
     seenConsumers,
+    skipped: skipped.records,
+    judged: { details: new Set(details.keys()), allocations: new Set(allocations.keys()) },
   };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The list under `key` of a listing's answer; an answer without one is not Placement's. */
+function listOf(answer: unknown, key: string, path: string): unknown[] {
+  const list = isObject(answer) ? answer[key] : undefined;
+  if (!Array.isArray(list)) throw new UnexpectedAnswer('Placement', 'GET', path, `has no ${key} list`);
+  return list;
+}
+
+/** A provider's allocations (GET /resource_providers/{uuid}/allocations), judged. */
+async function readHeld(client: PlacementClient, uuid: string, skipped: Skipped) {
+  const answer = await client.call<{ allocations?: unknown }>('GET', `/resource_providers/${uuid}/allocations`);
+  return acceptHeld(uuid, isObject(answer) ? answer.allocations : undefined, skipped);
+}
+
+/**
+ * Reads back what a write touched (the providers, whole; gone ones listed apart) and the consumers
+ * asked for or seen there with a new generation; the mirror's other providers stay as they are.
+ */
+export async function readBack(client: PlacementClient, known: KnownState, providerUuids: Iterable<string>, consumerUuids: Iterable<string>): Promise<{ state: PlacementState; gone: string[]; emptied: string[] }> {
+  const skipped = new Skipped();
+  const found: unknown[] = [];
+  const gone: string[] = [];
+  await Promise.all(
+    // (A uuid Placement answered a creation with is used in a path only once it is canonical.)
+    [...new Set(providerUuids)].filter(isUuid).map(async (uuid) => {
+      try {
+        found.push(await client.call<unknown>('GET', `/resource_providers/${uuid}`));
+      } catch (error) {
+        if (!(error instanceof UpstreamError && error.status === 404)) throw error;
+        gone.push(uuid);
+      }
+    }),
+  );
+  const providers = acceptProviders(found, skipped, known.tree);
+  const state: PlacementState = {
+    providers,
+    traits: [],
+    resourceClasses: [],
+    details: new Map(),
+    allocations: new Map(),
+    consumers: new Map(),
+    seenConsumers: new Map(),
+    skipped: skipped.records,
+    judged: { details: new Set(providers.map((p) => p.uuid)), allocations: new Set(providers.map((p) => p.uuid)) },
+  };
+  const seenAt = new Map<string, string>();
+  await Promise.all(
+    providers.map(async ({ uuid }) => {
+      const detail = await readDetail(client, uuid, skipped);
+      const byConsumer = new Map<string, Record<string, number>>();
+      for (const [consumer, a] of await readHeld(client, uuid, skipped)) {
+        const kept = withInventory(uuid, consumer, a.resources, new Set(Object.keys(detail.inventories)), skipped);
+        if (Object.keys(kept).length) byConsumer.set(consumer, kept);
+        state.seenConsumers.set(consumer, a.generation);
+        seenAt.set(consumer, uuid);
+      }
+      state.details.set(uuid, detail);
+      state.allocations.set(uuid, byConsumer);
+    }),
+  );
+  const emptied: string[] = [];
+  const wanted = new Set([...consumerUuids, ...[...state.seenConsumers].filter(([c, g]) => known.consumers.get(c)?.generation !== g).map(([c]) => c)]);
+  await Promise.all(
+    [...wanted].map(async (uuid) => {
+      const c = acceptConsumer(uuid, await client.call<unknown>('GET', `/allocations/${uuid}`), skipped, seenAt.get(uuid) ?? null);
+      if (!c) return; // cannot be mirrored: left as the mirror has it
+      if (!c.meta) emptied.push(uuid);
+      else state.consumers.set(uuid, c.meta);
+    }),
+  );
+  return { state, gone, emptied };
 }
 
 /** Class totals of a GET /usages answer: grouped by consumer type from 1.38, flat before. */
@@ -234,30 +309,28 @@ function difference(mirror: Map<string, number>, placement: Map<string, number>)
 
 const sameTotals = (a: Map<string, number>, b: Map<string, number>) => a.size === b.size && [...a].every(([rc, n]) => b.get(rc) === n);
 
-/** Inventories, aggregates and (unless already known) traits of one provider. */
-/** A consumer's project, user, type and generation from its GET /allocations/{consumer} answer. */
-export function consumerMeta(c: any): ConsumerMeta {
-  return { project: c.project_id, user: c.user_id, type: c.consumer_type ?? 'INSTANCE', generation: c.consumer_generation ?? 0 };
-}
-
-export async function readDetail(client: PlacementClient, uuid: string, knownTraits?: string[]): Promise<ProviderDetail> {
+/** Inventories, aggregates and (unless already known) traits of one provider, judged. */
+async function readDetail(client: PlacementClient, uuid: string, skipped: Skipped, knownTraits?: string[]): Promise<ProviderDetail> {
   const [inv, traits, aggs] = await Promise.all([
-    client.call<{ inventories: Record<string, UpstreamInventory> }>('GET', `/resource_providers/${uuid}/inventories`),
-    knownTraits ? { traits: knownTraits } : client.call<{ traits: string[] }>('GET', `/resource_providers/${uuid}/traits`),
-    client.call<{ aggregates: string[] }>('GET', `/resource_providers/${uuid}/aggregates`),
+    client.call<{ inventories?: unknown }>('GET', `/resource_providers/${uuid}/inventories`),
+    knownTraits ? { traits: knownTraits } : client.call<{ traits?: unknown }>('GET', `/resource_providers/${uuid}/traits`),
+    client.call<{ aggregates?: unknown }>('GET', `/resource_providers/${uuid}/aggregates`),
   ]);
-  return { inventories: inv.inventories, traits: traits.traits, aggregates: aggs.aggregates };
+  return acceptDetail(uuid, inv?.inventories, traits?.traits, aggs?.aggregates, skipped);
 }
 
 /** Every provider's traits from one listing per trait in use (GET /resource_providers?required=T); null when that would cost more than asking each provider. */
 async function traitsByProvider(client: PlacementClient, providers: number): Promise<Map<string, string[]> | null> {
-  const used = (await client.call<{ traits: string[] }>('GET', '/traits?associated=true')).traits;
+  const used = acceptNames(listOf(await client.call<unknown>('GET', '/traits?associated=true'), 'traits', '/traits'), 'trait', new Skipped());
   if (used.length >= providers) return null;
   const byProvider = new Map<string, string[]>();
   await Promise.all(
     used.map(async (trait) => {
-      const holders = await client.call<{ resource_providers: { uuid: string }[] }>('GET', `/resource_providers?required=${encodeURIComponent(trait)}`);
-      for (const { uuid } of holders.resource_providers) byProvider.set(uuid, [...(byProvider.get(uuid) ?? []), trait]);
+      const holders = listOf(await client.call<unknown>('GET', `/resource_providers?required=${encodeURIComponent(trait)}`), 'resource_providers', '/resource_providers');
+      for (const holder of holders) {
+        const uuid = isObject(holder) && typeof holder.uuid === 'string' ? holder.uuid : null;
+        if (uuid) byProvider.set(uuid, [...(byProvider.get(uuid) ?? []), trait]);
+      }
     }),
   );
   return byProvider;

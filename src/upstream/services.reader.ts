@@ -1,6 +1,8 @@
 // Reads of Nova (flavors, servers), Glance (images) and Ironic (nodes) for the mirror: read-only,
-// paged as each API pages.
-import { UpstreamError } from './placement.client.js';
+// paged as each API pages; every record judged before it is kept (services.records.ts).
+import { UnexpectedAnswer, UpstreamError } from './placement.client.js';
+import { isObject, shown, type Skipped } from './records.js';
+import { acceptEach, flavorProblem, flavorRecord, imageProblem, nodeProblem, serverProblem } from './services.records.js';
 import type { ServiceClient } from './service.client.js';
 import type { FlavorRow } from '../modules/flavors/flavors.service.js';
 import type { ServerRow } from '../modules/servers/servers.service.js';
@@ -58,21 +60,25 @@ async function novaPages(nova: ServiceClient, listing: string, key: 'flavors' | 
       headers = LEGACY_COMPUTE_HEADERS;
       page = await nova.get(path, headers);
     }
-    const got = (page?.[key] ?? []) as any[];
+    const got = page?.[key] ?? [];
+    if (!Array.isArray(got)) throw new UnexpectedAnswer('Nova', 'GET', listing.split('?')[0], `has no ${key} list`);
     items.push(...got);
-    if (got.length === 0 || !nextOf(page[`${key}_links`]) || String(got[got.length - 1].id) === marker) return { items, headers };
-    marker = String(got[got.length - 1].id);
+    const last = got[got.length - 1];
+    const next = isObject(last) && (typeof last.id === 'string' || typeof last.id === 'number') ? String(last.id) : null;
+    if (next === null || !nextOf(page[`${key}_links`]) || next === marker) return { items, headers };
+    marker = next;
   }
 }
 
 /** Nova: every flavor, public or not, with extra specs (embedded at 2.61; os-extra_specs where policy hides them). */
-export async function readFlavors(nova: ServiceClient): Promise<{ flavors: MirroredFlavor[]; hiddenSpecs: number }> {
+export async function readFlavors(nova: ServiceClient, skipped: Skipped): Promise<{ flavors: MirroredFlavor[]; hiddenSpecs: number }> {
   // The extra specs asked apart go at the microversion the listing was answered at.
   const { items: raw, headers } = await novaPages(nova, '/flavors/detail?is_public=None', 'flavors');
   let hiddenSpecs = 0;
-  const flavors = await Promise.all(
-    raw.map(async (f): Promise<MirroredFlavor> => {
-      let specs: Record<string, unknown> | undefined = f.extra_specs;
+  const withSpecs = await Promise.all(
+    raw.map(async (f) => {
+      if (!isObject(f)) return f;
+      let specs: unknown = f.extra_specs;
       if (specs === undefined) {
         try {
           specs = (await nova.get(`/flavors/${encodeURIComponent(String(f.id))}/os-extra_specs`, headers))?.extra_specs ?? {};
@@ -82,6 +88,12 @@ export async function readFlavors(nova: ServiceClient): Promise<{ flavors: Mirro
           specs = {};
         }
       }
+      return { ...f, extra_specs: specs };
+    }),
+  );
+  const flavors = acceptEach(withSpecs, 'flavor', skipped, (f) => flavorProblem(f, f.extra_specs), flavorRecord, [(f) => f.name]).map(
+    (f: any): MirroredFlavor => {
+      const specs = (f.extra_specs ?? {}) as Record<string, unknown>;
       return {
         id: String(f.id),
         name: String(f.name),
@@ -92,20 +104,21 @@ export async function readFlavors(nova: ServiceClient): Promise<{ flavors: Mirro
         // '' when 0 before microversion 2.75.
         swapMb: f.swap === '' || f.swap == null ? 0 : Number(f.swap),
         isPublic: f['os-flavor-access:is_public'] !== false,
-        extraSpecs: Object.entries(specs ?? {}).map(([k, v]) => [k, String(v)]),
+        extraSpecs: Object.entries(specs).map(([k, v]) => [k, String(v)]),
       };
-    }),
+    },
   );
   return { flavors, hiddenSpecs };
 }
 
 /** Nova: every server of every project (the instances behind the allocations). */
-export async function readServers(nova: ServiceClient): Promise<MirroredServer[]> {
-  return (await novaPages(nova, '/servers/detail?all_tenants=True', 'servers')).items.map((s) => ({
+export async function readServers(nova: ServiceClient, skipped: Skipped): Promise<MirroredServer[]> {
+  const { items } = await novaPages(nova, '/servers/detail?all_tenants=True', 'servers');
+  return acceptEach(items, 'server', skipped, serverProblem, (s) => `server ${shown(s.id)}`).map((s: any) => ({
     uuid: String(s.id),
     name: String(s.name ?? ''),
     status: String(s.status ?? 'UNKNOWN'),
-    flavor: s.flavor ? (s.flavor.original_name ?? s.flavor.id ?? null) : null,
+    flavor: s.flavor && (s.flavor.original_name ?? s.flavor.id) != null ? String(s.flavor.original_name ?? s.flavor.id) : null,
     host: s['OS-EXT-SRV-ATTR:host'] ?? null,
     projectId: String(s.tenant_id ?? s.project_id ?? ''),
   }));
@@ -122,20 +135,28 @@ export const GLANCE_FIELDS = new Set([
 ]);
 
 /** Glance v2: every image (visibility=all), or those updated after `since`; `next` is relative to the versionless URL. */
-export async function readImages(glance: ServiceClient, since: string | null = null): Promise<MirroredImage[]> {
+export async function readImages(glance: ServiceClient, skipped: Skipped, since: string | null = null): Promise<MirroredImage[]> {
   const out: MirroredImage[] = [];
   let path: string | null = `/v2/images?visibility=all&limit=${PAGE_LIMIT}${since ? `&updated_at=${encodeURIComponent(`gt:${since}`)}` : ''}`;
   const seen = new Set<string>();
   while (path) {
     const page: any = await glance.get(path);
+    const images = page?.images ?? [];
+    if (!Array.isArray(images)) throw new UnexpectedAnswer('Glance', 'GET', '/v2/images', 'has no images list');
     const before = seen.size;
-    for (const image of (page?.images ?? []) as any[]) {
-      if (seen.has(image.id)) continue;
-      seen.add(image.id);
+    for (const image of images) {
+      if (!isObject(image)) {
+        skipped.add('image', `entry of the listing ${shown(image)}`, 'it is not an object');
+        continue;
+      }
+      if (seen.has(String(image.id))) continue;
+      seen.add(String(image.id));
       const properties = Object.entries(image)
         .filter(([k, v]) => !GLANCE_FIELDS.has(k) && !k.startsWith('os_glance_') && v !== null && v !== undefined)
         .map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)] as [string, string]);
-      out.push({ uuid: String(image.id), name: image.name ?? null, updatedAt: image.updated_at ?? null, properties });
+      const problem = imageProblem(image, properties);
+      if (problem) skipped.add('image', `image ${shown(image.id)} named ${shown(image.name)}`, problem);
+      else out.push({ uuid: image.id as string, name: (image.name as string | null) ?? null, updatedAt: (image.updated_at as string | null) ?? null, properties });
     }
     // A page that brings nothing new ends the listing (a next link that goes round in circles).
     path = typeof page?.next === 'string' && page.next && seen.size > before ? page.next : null;
@@ -146,8 +167,8 @@ export async function readImages(glance: ServiceClient, since: string | null = n
 const NODE_FIELDS = 'uuid,name,provision_state,resource_class,traits,instance_uuid';
 
 /** Ironic: every node with the fields the mirror keeps, following `next` (a full URL). */
-export async function readNodes(ironic: ServiceClient): Promise<MirroredNode[]> {
-  const out: MirroredNode[] = [];
+export async function readNodes(ironic: ServiceClient, skipped: Skipped): Promise<MirroredNode[]> {
+  const listed: unknown[] = [];
   const seen = new Set<string>();
   let url: string | null = `/v1/nodes?fields=${NODE_FIELDS}&limit=${PAGE_LIMIT}`;
   const detailed = `/v1/nodes?detail=True&limit=${PAGE_LIMIT}`;
@@ -164,21 +185,22 @@ export async function readNodes(ironic: ServiceClient): Promise<MirroredNode[]> 
     // One that ignores fields= answers the short form (no resource_class): the details, then.
     if (first && url !== detailed && (page?.nodes ?? []).length > 0 && !(page.nodes as any[]).some((n) => 'resource_class' in n)) page = await ironic.get((url = detailed));
     first = false;
-    const nodes = ((page?.nodes ?? []) as any[]).filter((n) => !seen.has(String(n.uuid)));
+    if (!Array.isArray(page?.nodes ?? [])) throw new UnexpectedAnswer('Ironic', 'GET', '/v1/nodes', 'has no nodes list');
+    const nodes = ((page?.nodes ?? []) as unknown[]).filter((n) => !seen.has(isObject(n) ? String(n.uuid) : JSON.stringify(n)));
     for (const n of nodes) {
-      seen.add(String(n.uuid));
-      out.push({
-        uuid: String(n.uuid),
-        name: n.name ?? null,
-        provisionState: String(n.provision_state ?? 'enroll'),
-        resourceClass: n.resource_class ?? null,
-        traits: Array.isArray(n.traits) ? n.traits.map(String) : [],
-        instanceUuid: n.instance_uuid ?? null,
-      });
+      seen.add(isObject(n) ? String(n.uuid) : JSON.stringify(n));
+      listed.push(n);
     }
     url = typeof page?.next === 'string' && page.next && nodes.length > 0 ? keepQuery(sameOrigin(ironic.base, page.next), url === detailed || url.includes('detail=True')) : null;
   }
-  return out;
+  return acceptEach(listed, 'node', skipped, nodeProblem, (n) => `node ${shown(n.uuid)} named ${shown(n.name)}`, [(n) => n.name, (n) => n.instance_uuid]).map((n: any) => ({
+    uuid: n.uuid,
+    name: n.name ?? null,
+    provisionState: n.provision_state ?? 'enroll',
+    resourceClass: n.resource_class ?? null,
+    traits: n.traits ?? [],
+    instanceUuid: n.instance_uuid ?? null,
+  }));
 }
 
 /** A next link keeps asking for the same form of node (fields= or detail=True) even if Ironic left the parameter out. */
@@ -196,7 +218,8 @@ function keepQuery(next: string, detail: boolean): string {
  * another origin (a public URL while the gateway uses the internal one) is followed on ours.
  */
 export function sameOrigin(base: string, next: string): string {
-  if (!/^https?:\/\//.test(next)) return next;
+  // (Not a URL: left as it is, the request refuses it.)
+  if (!/^https?:\/\//.test(next) || !URL.canParse(next)) return next;
   if (new URL(next).origin === new URL(base).origin) return next;
   const at = next.indexOf('/v1/');
   return at < 0 ? next : base + next.slice(at);

@@ -1,15 +1,18 @@
 // placement-gql sync: one full mirror of a live Placement into the SQLite file.
 import type { CommandOptions } from '../command.js';
 import { openDatabase } from '../db/client.js';
-import { Gateway } from './gateway.js';
-import { explainFailure } from './failure.js';
+import { Gateway, type GatewayOptions } from './gateway.js';
+import { DatabaseRefused, explainFailure, isExplained } from './failure.js';
 import type { ReadProgress } from './placement.reader.js';
-import { upstreamConcurrency, upstreamSession, UpstreamConfigError } from './options.js';
+import { gatewayOptions, upstreamSession, UpstreamConfigError } from './options.js';
+import { reasonLine } from './skipped.store.js';
 
 export async function syncCommand({ dbFile, values }: CommandOptions): Promise<number> {
   let session;
+  let options: GatewayOptions;
   try {
     session = await upstreamSession(values);
+    options = gatewayOptions(values);
   } catch (error) {
     if (!(error instanceof UpstreamConfigError)) throw error;
     console.error(`placement-gql: ${error.message}\nSee 'placement-gql --help'.`);
@@ -20,7 +23,7 @@ export async function syncCommand({ dbFile, values }: CommandOptions): Promise<n
     return 1;
   }
   const db = openDatabase(dbFile);
-  const gateway = new Gateway(db, session, { concurrency: upstreamConcurrency(values) });
+  const gateway = new Gateway(db, session, options);
   const started = Date.now();
   const bar = process.stderr.isTTY ? progressBar(started, () => gateway.client.requestCount) : null;
   try {
@@ -34,6 +37,9 @@ export async function syncCommand({ dbFile, values }: CommandOptions): Promise<n
         `allocations rewritten on ${changes.allocationsRewritten}, ${changes.consumers} consumers updated.`,
     );
     for (const feature of status.disabledFeatures) console.log(`Off with this Placement: ${feature}.`);
+    if (status.skipped.count) {
+      console.error(`Not mirrored: ${status.skipped.count} record${status.skipped.count === 1 ? '' : 's'} of the upstream answers that break a rule (upstream { skipped { records } } lists them): ${status.skipped.reasons.map(reasonLine).join('; ')}.`);
+    }
     let failed = false;
     for (const service of gateway.services()) {
       if (!service.mirrored) {
@@ -51,9 +57,13 @@ export async function syncCommand({ dbFile, values }: CommandOptions): Promise<n
     return failed ? 2 : 0;
   } catch (error) {
     bar?.done();
-    const message = explainFailure(error);
-    if (!message) throw error;
-    console.error(`placement-gql: sync failed; ${dbFile} keeps its previous state. ${message}`);
+    if (error instanceof DatabaseRefused) {
+      console.error(`placement-gql: ${error.message}`);
+      return 1;
+    }
+    console.error(`placement-gql: sync failed; ${dbFile} keeps its previous state. ${explainFailure(error)}`);
+    // A fault of the gateway itself: its details for whoever reads the log (no secret is in them).
+    if (!isExplained(error)) console.error(error);
     return 2;
   } finally {
     gateway.stop();
