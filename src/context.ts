@@ -5,7 +5,7 @@ import { createLoaders, type Loaders } from './loaders.js';
 import type { Role } from './modules/common/caller.js';
 import { SILENT_FEED, type ChangeFeed } from './modules/changes/changes.feed.js';
 import { DEFAULT_LIMITS, type Limits } from './modules/common/limits.js';
-import type { Gateway } from './upstream/gateway.js';
+import type { Gateway } from './mirror/gateway.js';
 import { localWrites } from './writes/local.js';
 import type { Writes } from './writes/operations.js';
 

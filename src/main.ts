@@ -14,10 +14,10 @@ import { importSnapshot, isEmpty } from './modules/snapshot/snapshot.service.js'
 import { UsageError } from './command.js';
 import { configureOperatorValidators } from './catalog/extra-specs-operators.js';
 import { OSC_COMMANDS } from './cli/osc-names.js';
-import { gatewayOptions, UPSTREAM_FLAGS, UpstreamConfigError, upstreamSession } from './upstream/options.js';
+import { gatewayOptions, UPSTREAM_FLAGS, UpstreamConfigError, upstreamSession } from './mirror/gateway.options.js';
 import { UPSTREAM_USAGE } from './upstream/clouds.js';
-import { Gateway } from './upstream/gateway.js';
-import { reasonLine } from './upstream/skipped.store.js';
+import { Gateway } from './mirror/gateway.js';
+import { reasonLine } from './mirror/skipped.store.js';
 import { DatabaseRefused, explainFailure, isExplained } from './upstream/failure.js';
 import { defaultWorkers, isWorker, metricsAcrossWorkers, runPrimary } from './server/workers.js';
 

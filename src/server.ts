@@ -19,7 +19,7 @@ import { useAnswerJson } from './server/answer-json.js';
 import { useGraphiql } from './server/graphiql.js';
 import { useDashboard } from './server/dashboard.js';
 import { useHealth } from './server/health.js';
-import type { Gateway } from './upstream/gateway.js';
+import type { Gateway } from './mirror/gateway.js';
 import { localWrites } from './writes/local.js';
 import { gatewayWrites } from './mirror/gateway.writes.js';
 

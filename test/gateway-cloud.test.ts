@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { openDatabase } from '../src/db/client.js';
 import { createServer } from '../src/server.js';
-import { Gateway } from '../src/upstream/gateway.js';
+import { Gateway } from '../src/mirror/gateway.js';
 import { fixedTokenSession, withServiceUrls } from '../src/upstream/session.js';
 import { keystoneSession } from '../src/upstream/keystone.js';
 import { createServer as createHttpServer } from 'node:http';
@@ -288,7 +288,7 @@ describe('gateway mode over Nova, Glance and Ironic', () => {
       body: JSON.stringify({ query: 'mutation { createFlavor(input: { name: "x", vcpus: 1, memoryMb: 1, rootGb: 1 }) { __typename } }' }),
     });
     expect(((await response.json()) as any).data.createFlavor.__typename).toBe('FlavorPayload');
-    expect(gateway.services().map((s) => s.mirrored)).toEqual([false, false, false]);
+    expect(gateway.services.status().map((s) => s.mirrored)).toEqual([false, false, false]);
   });
 });
 
@@ -322,12 +322,12 @@ describe('endpoints from the service catalog', () => {
     const gateway = new Gateway(db, session, { interval: 15, retryDelayMs: 1 });
     cleanups.push(() => gateway.stop(), () => session.close(), () => db.close());
     await gateway.refresh();
-    expect(gateway.services().map((s) => [s.service, s.url, s.mirrored, s.items])).toEqual([
+    expect(gateway.services.status().map((s) => [s.service, s.url, s.mirrored, s.items])).toEqual([
       ['compute', c.novaServer.endpoint, true, 5],
       ['image', c.glanceServer.url, true, 4],
       ['baremetal', null, false, 0],
     ]);
-    expect(gateway.services()[2].note).toBe('not mirrored: the service catalog has no baremetal endpoint (--ironic-url gives one)');
+    expect(gateway.services.status()[2].note).toBe('not mirrored: the service catalog has no baremetal endpoint (--ironic-url gives one)');
     expect(c.ironicServer.requests).toEqual([]);
   });
 });
@@ -356,7 +356,7 @@ describe('placement-gql sync and audit over a whole cloud', () => {
 
 describe("Ironic's next links", () => {
   it('are followed as given on the same origin, and on ours when Ironic names its public URL', async () => {
-    const { sameOrigin } = await import('../src/upstream/services.reader.js');
+    const { sameOrigin } = await import('../src/mirror/services-api.source.js');
     expect(sameOrigin('http://10.0.0.1:6385', 'http://10.0.0.1:6385/v1/nodes?marker=x')).toBe('http://10.0.0.1:6385/v1/nodes?marker=x');
     expect(sameOrigin('http://10.0.0.1:6385', 'https://bm.example/v1/nodes?marker=x')).toBe('http://10.0.0.1:6385/v1/nodes?marker=x');
     expect(sameOrigin('http://10.0.0.1/baremetal', 'https://bm.example/baremetal/v1/nodes?marker=x')).toBe('http://10.0.0.1/baremetal/v1/nodes?marker=x');

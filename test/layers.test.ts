@@ -48,6 +48,13 @@ describe('import rules', () => {
     expect(breaches).toEqual([]);
   });
 
+  it('keeps src/upstream a pure client of OpenStack services: it imports nothing of the database, the mirror or the modules', () => {
+    const breaches = [...graph.files]
+      .filter(([file]) => file.startsWith('src/upstream/'))
+      .flatMap(([file, targets]) => targets.filter((t) => !t.startsWith('src/upstream/')).map((t) => `${file} imports ${t}`));
+    expect(breaches).toEqual([]);
+  });
+
   it('reaches the candidate engine through its face (src/modules/candidates/index.ts) from outside it', () => {
     const inside = (file: string) => file.startsWith('src/modules/candidates/');
     const breaches: string[] = [];

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
 import { createServer } from '../src/server.js';
-import { Gateway } from '../src/upstream/gateway.js';
+import { Gateway } from '../src/mirror/gateway.js';
 import { fixedTokenSession, withServiceUrls } from '../src/upstream/session.js';
 import { recording, startFakePlacement, type Recording } from './fake-placement.js';
 import { fakeGlance, fakeIronic, fakeNova, fakePlacement, type IronicNode, type NovaFlavor } from './fake-openstack.js';
@@ -233,7 +233,7 @@ describe("Nova's, Glance's and Ironic's records", () => {
     const yoga = createServer({ db, gateway, maskErrors: false });
     cleanups.push(() => gateway.stop(), () => db.close());
     await gateway.refresh();
-    expect(gateway.services().map((s) => s.lastError)).toEqual([null, null, null]);
+    expect(gateway.services.status().map((s) => s.lastError)).toEqual([null, null, null]);
     const response = await yoga.fetch('http://test/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

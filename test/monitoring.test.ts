@@ -15,7 +15,7 @@ import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
 import { createServer, type Server } from '../src/server.js';
 import { createNodeServer, type NodeServer } from '../src/server/http.js';
 import { loadAccessConfig } from '../src/server/access.js';
-import { Gateway } from '../src/upstream/gateway.js';
+import { Gateway } from '../src/mirror/gateway.js';
 import { fixedTokenSession, withServiceUrls } from '../src/upstream/session.js';
 import { fakeNova } from './fake-openstack.js';
 import { recording, startFakePlacement } from './fake-placement.js';

@@ -10,7 +10,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import type { AddressInfo } from 'node:net';
 import { openDatabase } from '../src/db/client.js';
 import { createServer } from '../src/server.js';
-import { Gateway, type GatewayOptions } from '../src/upstream/gateway.js';
+import { Gateway, type GatewayOptions } from '../src/mirror/gateway.js';
 import { fixedTokenSession, withServiceUrls } from '../src/upstream/session.js';
 import { ServiceClient } from '../src/upstream/service.client.js';
 import { ForeignOrigin } from '../src/upstream/discipline.js';
@@ -116,7 +116,7 @@ describe('the token goes only to the hosts named', () => {
     cleanups.push(() => placement.close(), () => glance.close(), () => ironic.close(), () => new Promise<void>((resolve) => (nova.closeAllConnections(), nova.close(() => resolve()))));
     const { gateway } = await gatewayOver(placement.url, {}, { compute: `${novaUrl}/v2.1`, image: glance.url, baremetal: ironic.url });
     await gateway.refresh();
-    const errors = Object.fromEntries(gateway.services().map((s) => [s.service, s.lastError]));
+    const errors = Object.fromEntries(gateway.services.status().map((s) => [s.service, s.lastError]));
     expect(errors).toEqual({
       compute: "Nova answered 302 (a redirect) to GET /flavors/detail, which is not followed: give the endpoint the redirect leads to.",
       image: `An answer links to ${elsewhere.url}/v2/images?visibility=***&limit=***&marker=***, another host than the endpoint ${glance.url}: it was not followed, as the token goes only to the endpoints the service catalog or the flags name.`,

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { openDatabase, type Db } from '../src/db/client.js';
 import { createServer } from '../src/server.js';
-import { Gateway } from '../src/upstream/gateway.js';
+import { Gateway } from '../src/mirror/gateway.js';
 import { explainFailure } from '../src/upstream/failure.js';
 import { fixedTokenSession, type UpstreamSession } from '../src/upstream/session.js';
 import { recording, startFakePlacement, type Phase } from './fake-placement.js';

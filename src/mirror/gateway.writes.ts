@@ -15,11 +15,11 @@ import { localWrites } from '../writes/local.js';
 import { eventsOf, OPERATIONS, ownerOf, type OperationName, type Writes } from '../writes/operations.js';
 import { providerByUuid, type CreateProviderInput, type ProviderRow, type UpdateProviderInput } from '../modules/providers/providers.service.js';
 import { all } from '../db/sql.js';
-import type { Gateway } from '../upstream/gateway.js';
+import type { Gateway } from './gateway.js';
 import { UnexpectedAnswer, UpstreamError } from '../upstream/placement.client.js';
-import { acceptNames, Skipped } from '../upstream/placement.records.js';
+import { acceptNames, Skipped } from './placement.records.js';
 import { explainFailure, isExplained } from '../upstream/failure.js';
-import { syncNames } from '../upstream/mirror.store.js';
+import { syncNames } from './mirror.store.js';
 import { checkedPlan, isChanged, plannedState, recordProvenance, type ApplyConfigInput, type ConfigPlan } from '../modules/provider-config/provider-config.service.js';
 
 /** What the caller was doing, to word Placement's refusal as a typed error. */
@@ -346,7 +346,7 @@ export function gatewayWrites(gateway: Gateway, feed: ChangeFeed): Writes {
     }
     const { owner, placementToo } = ownerOf(name);
     writes[name] = async (input: never) => {
-      const url = owner ? await gateway.serviceUrl(owner.service) : null;
+      const url = owner ? await gateway.services.url(owner.service) : null;
       if (owner && url) {
         throw new NotAvailableHere(`${name} is not available in gateway mode: ${owner.what} are mirrored from ${SERVICE_NAMES[owner.service]} at ${url}; ${owner.use}`, owner.service);
       }

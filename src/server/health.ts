@@ -1,8 +1,8 @@
 // /health, and in gateway mode the mirror's freshness and the upstream's answers on /health and /metrics.
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
-import type { Gateway } from '../upstream/gateway.js';
-import { reasonLine } from '../upstream/skipped.store.js';
+import type { Gateway } from '../mirror/gateway.js';
+import { reasonLine } from '../mirror/skipped.store.js';
 import { Counter, Gauge } from 'prom-client';
 import type { Metrics } from './metrics.js';
 
@@ -56,7 +56,7 @@ function registerUpstreamMetrics(gateway: Gateway, metrics: Metrics) {
       for (const [result, n] of Object.entries(gateway.refreshes)) this.inc({ result }, n);
     },
   });
-  const perService = (name: string, help: string, value: (s: ReturnType<Gateway['serviceReads']>[number]) => number | null) =>
+  const perService = (name: string, help: string, value: (s: ReturnType<Gateway['services']['reads']>[number]) => number | null) =>
     new Gauge({
       name,
       help,
@@ -64,7 +64,7 @@ function registerUpstreamMetrics(gateway: Gateway, metrics: Metrics) {
       registers,
       collect() {
         this.reset();
-        for (const s of gateway.serviceReads()) this.set({ service: s.service }, value(s) ?? Number.NaN);
+        for (const s of gateway.services.reads()) this.set({ service: s.service }, value(s) ?? Number.NaN);
       },
     });
   perService('placement_gql_upstream_service_lag_seconds', 'Seconds since Nova (compute), Glance (image) or Ironic (baremetal) was last read into the mirror (NaN before the first read).', (s) =>

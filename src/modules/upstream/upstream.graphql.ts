@@ -1,10 +1,11 @@
 // Gateway mode as seen through the API: the upstream's state, and a refresh on demand.
 import { GraphQLError } from 'graphql';
 import { builder } from '../../builder.js';
-import type { ServiceStatus, UpstreamStatus } from '../../upstream/gateway.js';
+import type { UpstreamStatus } from '../../mirror/gateway.js';
+import type { ServiceStatus } from '../../mirror/services.mirror.js';
 import { explainFailure, isExplained } from '../../upstream/failure.js';
-import type { SkippedReason } from '../../upstream/skipped.store.js';
-import type { SkippedRecord } from '../../upstream/placement.records.js';
+import type { SkippedReason } from '../../mirror/skipped.store.js';
+import type { SkippedRecord } from '../../mirror/placement.records.js';
 
 const SkippedReasonRef = builder.objectRef<SkippedReason>('UpstreamSkipReason').implement({
   description: 'One reason records of the upstream answers were not mirrored, and how many.',
@@ -67,7 +68,7 @@ const UpstreamStatusRef = builder.objectRef<UpstreamStatus>('UpstreamStatus').im
     lastError: t.string({ nullable: true, description: 'Why the last refresh failed, in plain words (what, which service, the status, what to check); null when it succeeded.', resolve: (s) => s.lastError }),
     skipped: t.field({ type: UpstreamSkippedRef, description: 'Records of the upstream answers not mirrored because they break a rule, and why.', resolve: (s) => s.skipped }),
     disabledFeatures: t.exposeStringList('disabledFeatures', { description: 'What this Placement is too old for (empty at microversion 1.39).' }),
-    services: t.field({ type: [UpstreamServiceRef], description: 'Nova, Glance and Ironic: which are mirrored beside Placement, and from where.', resolve: (_s, _a, ctx) => ctx.gateway?.services() ?? [] }),
+    services: t.field({ type: [UpstreamServiceRef], description: 'Nova, Glance and Ironic: which are mirrored beside Placement, and from where.', resolve: (_s, _a, ctx) => ctx.gateway?.services.status() ?? [] }),
   }),
 });
 

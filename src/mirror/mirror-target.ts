@@ -4,7 +4,7 @@
 // an operator's own standalone database, or another cloud's mirror, is never written over by mistake.
 import type { Db } from '../db/client.js';
 import { get } from '../db/sql.js';
-import { DatabaseRefused } from './failure.js';
+import { DatabaseRefused } from '../upstream/failure.js';
 import { markService, serviceMark } from './services.store.js';
 
 /** What the database holds of its own, as "3 providers, 2 flavors"; empty when nothing. */

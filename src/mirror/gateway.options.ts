@@ -1,8 +1,8 @@
 // The upstream options of `serve` and `sync`, turned into a session (see clouds.ts for the rules).
 import { homedir } from 'node:os';
-import { resolveUpstreamOptions, UPSTREAM_OPTIONS, UpstreamConfigError, upstreamConcurrency, upstreamLimits, type UpstreamFlags } from './clouds.js';
+import { resolveUpstreamOptions, UPSTREAM_OPTIONS, UpstreamConfigError, upstreamConcurrency, upstreamLimits, type UpstreamFlags } from '../upstream/clouds.js';
 import type { GatewayOptions } from './gateway.js';
-import type { UpstreamSession } from './session.js';
+import type { UpstreamSession } from '../upstream/session.js';
 
 export { UpstreamConfigError };
 

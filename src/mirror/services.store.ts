@@ -3,7 +3,7 @@
 // lists is removed.
 import type { Db } from '../db/client.js';
 import { all, get, list, run } from '../db/sql.js';
-import type { MirroredFlavor, MirroredImage, MirroredNode, MirroredServer } from './services.reader.js';
+import type { MirroredFlavor, MirroredImage, MirroredNode, MirroredServer } from './services-api.source.js';
 
 export interface ServiceChanges {
   added: number;

@@ -6,8 +6,8 @@ import { capacityAnswerable, MAX_ANSWERABLE_CAPACITY } from '../rules/capacity.j
 import { isConsumerType, isPlacementName } from '../rules/names.js';
 import { inventoryIssues, MAX_INT, type InventoryFields } from '../modules/inventories/inventories.service.js';
 import { MAX_PROVIDER_NAME_LENGTH } from '../modules/providers/providers.service.js';
-import { MirrorRefused } from './failure.js';
-import { UnexpectedAnswer } from './placement.client.js';
+import { MirrorRefused } from '../upstream/failure.js';
+import { UnexpectedAnswer } from '../upstream/placement.client.js';
 import { isCount, isObject, isUuid, NAME_RULE, shown, Skipped, textProblem, UUID_RULE } from './records.js';
 
 export { Skipped, type SkippedRecord } from './records.js';

@@ -1,9 +1,9 @@
 // Reads of Nova (flavors, servers), Glance (images) and Ironic (nodes) for the mirror: read-only,
 // paged as each API pages; every record judged before it is kept (services.records.ts).
-import { UnexpectedAnswer, UpstreamError } from './placement.client.js';
+import { UnexpectedAnswer, UpstreamError } from '../upstream/placement.client.js';
 import { isObject, shown, type Skipped } from './records.js';
 import { acceptEach, flavorProblem, flavorRecord, imageProblem, nodeProblem, serverProblem } from './services.records.js';
-import type { ServiceClient } from './service.client.js';
+import type { ServiceClient } from '../upstream/service.client.js';
 import type { FlavorRow } from '../modules/flavors/flavors.service.js';
 import type { ServerRow } from '../modules/servers/servers.service.js';
 

@@ -2,9 +2,9 @@
 import type { CommandOptions } from '../command.js';
 import { openDatabase } from '../db/client.js';
 import { Gateway, type GatewayOptions } from './gateway.js';
-import { DatabaseRefused, explainFailure, isExplained } from './failure.js';
-import type { ReadProgress } from './placement.reader.js';
-import { gatewayOptions, upstreamSession, UpstreamConfigError } from './options.js';
+import { DatabaseRefused, explainFailure, isExplained } from '../upstream/failure.js';
+import type { ReadProgress } from './placement-api.source.js';
+import { gatewayOptions, upstreamSession, UpstreamConfigError } from './gateway.options.js';
 import { reasonLine } from './skipped.store.js';
 
 export async function syncCommand({ dbFile, values }: CommandOptions): Promise<number> {
@@ -41,7 +41,7 @@ export async function syncCommand({ dbFile, values }: CommandOptions): Promise<n
       console.error(`Not mirrored: ${status.skipped.count} record${status.skipped.count === 1 ? '' : 's'} of the upstream answers that break a rule (upstream { skipped { records } } lists them): ${status.skipped.reasons.map(reasonLine).join('; ')}.`);
     }
     let failed = false;
-    for (const service of gateway.services()) {
+    for (const service of gateway.services.status()) {
       if (!service.mirrored) {
         console.log(`${service.name} (${service.service}): ${service.note}.`);
         continue;

@@ -10,8 +10,8 @@
 //     consumer), and then that project's consumers are re-read one by one.
 // Every record is judged before it is used or stored (placement.records.ts): what cannot be mirrored
 // is skipped, with the rule it breaks, into the state's `skipped`.
-import type { PlacementClient } from './placement.client.js';
-import { UnexpectedAnswer, UpstreamError } from './placement.client.js';
+import type { PlacementClient } from '../upstream/placement.client.js';
+import { UnexpectedAnswer, UpstreamError } from '../upstream/placement.client.js';
 import { isUuid } from './records.js';
 import { acceptConsumer, acceptDetail, acceptHeld, acceptNames, acceptProviders, Skipped, withInventory, type ConsumerMeta, type MirrorTree, type ProviderDetail, type SkippedRecord, type UpstreamProvider } from './placement.records.js';
 

@@ -1,19 +1,15 @@
-// Gateway mode: Placement is the source of truth. Reads are answered from the mirror in the SQLite
-// file, refreshed every interval; writes go to Placement first and, once it accepts them, the
-// providers and consumers they touched are read back into the mirror.
+// Nova, Glance and Ironic mirrored beside Placement, read-only: their clients (from the catalog or the
+// flags), each refresh's reads of flavors, servers, images and nodes, their writing into the mirror
+// inside the refresh's transaction, and what each service's mirror looks like now.
 import type { Db } from '../db/client.js';
-import { get } from '../db/sql.js';
-import { applyPlacementState, knownState, removeConsumer, removeProvider, type MirrorChanges } from './mirror.store.js';
-import { PlacementClient, UpstreamError, UpstreamUnreachable, type PlacementClientOptions } from './placement.client.js';
-import { readBack, readPlacement, type ReadProgress } from './placement.reader.js';
-import { explainFailure } from './failure.js';
-import { claimDatabase } from './mirror-target.js';
-import { redactUrl, upstreamIdentity } from './redact.js';
-import { recordPlacementSkips, recordServiceSkips, skippedRecords, skippedSummary, type SkippedReason } from './skipped.store.js';
+import { UpstreamError, type PlacementClientOptions } from '../upstream/placement.client.js';
+import { explainFailure } from '../upstream/failure.js';
+import { redactUrl, upstreamIdentity } from '../upstream/redact.js';
+import type { ServiceType, UpstreamSession } from '../upstream/session.js';
+import { SERVICE_NAMES, ServiceClient } from '../upstream/service.client.js';
+import { recordServiceSkips } from './skipped.store.js';
 import { Skipped, type SkippedRecord } from './records.js';
-import type { ServiceType, UpstreamSession } from './session.js';
-import { SERVICE_NAMES, ServiceClient } from './service.client.js';
-import { baremetalHeaders, computeHeaders, readFlavors, readImages, readNodes, readServers, type MirroredFlavor, type MirroredImage, type MirroredNode, type MirroredServer } from './services.reader.js';
+import { baremetalHeaders, computeHeaders, readFlavors, readImages, readNodes, readServers, type MirroredFlavor, type MirroredImage, type MirroredNode, type MirroredServer } from './services-api.source.js';
 import { applyFlavors, applyImages, applyNodes, applyServers, markService, serviceMark, unmarkService, type ServiceChanges } from './services.store.js';
 
 /** The services mirrored beside Placement, read-only. */
@@ -53,117 +49,35 @@ interface ServiceRead {
   nodes?: MirroredNode[];
 }
 
-export interface UpstreamStatus {
-  /** Placement's endpoint (redacted), or the session's description before it is known. */
-  url: string;
-  microversion: string;
-  lastSyncAt: string | null;
-  lastSyncSeconds: number | null;
-  stale: boolean;
-  providers: number;
-  requests: number;
-  lastError: string | null;
-  /** Microversion features the upstream lacks (when negotiated below 1.39). */
-  disabledFeatures: string[];
-  /** Records of the upstream answers (Placement's, Nova's, Glance's, Ironic's) not mirrored because they break a rule, and why. */
-  skipped: { count: number; reasons: SkippedReason[] };
-}
 
-export interface GatewayOptions extends PlacementClientOptions {
-  /** Seconds between refreshes (default 15). */
-  interval?: number;
-  /** The mirror may replace a database that holds other data, or another upstream's mirror (--replace-db). */
-  replaceDb?: boolean;
-  onSync?: (result: { seconds: number; changes?: MirrorChanges; error?: Error }) => void;
-}
+/** What one refresh read of every service mirrored, to be written in the refresh's transaction. */
+export type ServiceReads = Map<MirroredService, ServiceRead>;
 
-export class Gateway {
-  readonly client: PlacementClient;
-  readonly interval: number;
-  private lastSuccess: number | null = null;
-  private lastSeconds: number | null = null;
-  private lastError: string | null = null;
-  /** Refreshes ended since the start, by how they ended (for /metrics). */
-  readonly refreshes = { success: 0, failure: 0 };
-  private running: Promise<MirrorChanges> | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private stopLoop = () => {};
-  private url = '';
-  /** The upstream this database mirrors (upstreamIdentity of Placement's endpoint), once claimed. */
-  private identity: string | null = null;
-  private negotiated = false;
-  private disabled: string[] = [];
+export class ServicesMirror {
   private readonly serviceClients = new Map<MirroredService, ServiceClient | null>();
   private readonly serviceState = new Map<MirroredService, { lastSuccess: number | null; lastError: string | null; skipped: number; note: string | null }>();
   /** Glance is listed whole at the first refresh of the process too. */
   private fullImagesNext = true;
 
   constructor(
-    readonly db: Db,
-    readonly session: UpstreamSession,
-    private readonly options: GatewayOptions = {},
-  ) {
-    this.client = new PlacementClient(session, options);
-    this.interval = options.interval ?? 15;
+    private readonly db: Db,
+    private readonly session: UpstreamSession,
+    private readonly options: PlacementClientOptions = {},
+  ) {}
+
+  /** The next read lists Glance whole (a refresh on demand: deletions show at once). */
+  listImagesWhole() {
+    this.fullImagesNext = true;
   }
 
-  /** One full refresh; concurrent callers share it. Throws when it fails (the mirror keeps its last state). */
-  refresh(onProgress?: (p: ReadProgress) => void, options: { full?: boolean } = {}): Promise<MirrorChanges> {
-    if (options.full) {
-      // A refresh on demand lists Glance whole, so deletions show at once.
-      this.fullImagesNext = true;
-      if (this.running) return this.running.catch(() => {}).then(() => this.refresh(onProgress));
-    }
-    if (!this.running) {
-      this.running = this.runRefresh(onProgress).finally(() => {
-        this.running = null;
-      });
-    }
-    return this.running;
-  }
-
-  /** Refreshes now and then every interval, until stop(); failures are kept in the status. */
-  start() {
-    let stopped = false;
-    const loop = async () => {
-      await this.refresh().catch(() => {});
-      if (stopped) return;
-      this.timer = setTimeout(loop, this.interval * 1000);
-      this.timer.unref();
-    };
-    this.stopLoop = () => {
-      stopped = true;
-      if (this.timer) clearTimeout(this.timer);
-    };
-    void loop();
-  }
-
-  stop() {
-    this.stopLoop();
-    this.client.close();
+  close() {
     for (const c of this.serviceClients.values()) c?.close();
   }
 
   /** The endpoint of a service mirrored beside Placement, as it may be shown; null when the cloud has none (not mirrored). */
-  async serviceUrl(service: MirroredService): Promise<string | null> {
+  async url(service: MirroredService): Promise<string | null> {
     const base = (await this.serviceClient(service))?.base;
     return base ? redactUrl(base) : null;
-  }
-
-  /**
-   * Makes the database this upstream's mirror (mirror-target.ts), before anything is read into it:
-   * throws DatabaseRefused when it holds other data or another upstream's mirror. A database with
-   * data and no record is refused before the upstream is even asked where Placement is.
-   */
-  async claim(): Promise<void> {
-    if (this.identity) return;
-    claimDatabase(this.db, null, this.options.replaceDb);
-    const endpoint = await this.session.endpoint('placement');
-    if (!endpoint) throw new UpstreamUnreachable((await this.session.missingEndpoint?.('placement')) ?? 'the service catalog has no placement endpoint');
-    const identity = upstreamIdentity(endpoint);
-    claimDatabase(this.db, identity, this.options.replaceDb);
-    this.identity = identity;
-    this.url = redactUrl(endpoint);
   }
 
   private async serviceClient(service: MirroredService): Promise<ServiceClient | null> {
@@ -187,7 +101,7 @@ export class Gateway {
   }
 
   /** Nova, Glance and Ironic as mirrored: which are, from where, how much. */
-  services(): ServiceStatus[] {
+  status(): ServiceStatus[] {
     const count = (sql: string) => (this.db.sqlite.prepare(sql).get() as { n: number }).n;
     return MIRRORED_SERVICES.map((service) => {
       const client = this.serviceClients.get(service) ?? null;
@@ -209,7 +123,7 @@ export class Gateway {
   }
 
   /** Reads each mirrored service; a service whose read fails keeps its previous state (its error is kept). */
-  private async readServices(): Promise<Map<MirroredService, ServiceRead>> {
+  async read(): Promise<ServiceReads> {
     const reads = new Map<MirroredService, ServiceRead>();
     const fullImages = this.fullImagesNext;
     this.fullImagesNext = false;
@@ -253,7 +167,7 @@ export class Gateway {
   }
 
   /** Writes what readServices read, inside the refresh's transaction. */
-  private applyServices(reads: Map<MirroredService, ServiceRead>): Partial<Record<MirroredService | 'servers', ServiceChanges>> {
+  apply(reads: ServiceReads): Partial<Record<MirroredService | 'servers', ServiceChanges>> {
     const out: Partial<Record<MirroredService | 'servers', ServiceChanges>> = {};
     // A service no longer mirrored (its endpoint gone from the catalog or the flags): what it left stays as local data.
     for (const service of MIRRORED_SERVICES) {
@@ -296,107 +210,12 @@ export class Gateway {
     return out;
   }
 
-  status(): UpstreamStatus {
-    return {
-      url: this.url || this.session.describe(),
-      microversion: this.client.microversion,
-      lastSyncAt: this.lastSuccess === null ? null : new Date(this.lastSuccess).toISOString(),
-      lastSyncSeconds: this.lastSeconds,
-      stale: this.stale(),
-      providers: get<{ n: number }>(this.db, 'SELECT COUNT(*) AS n FROM resource_providers')!.n,
-      requests: this.client.requestCount,
-      lastError: this.lastError,
-      disabledFeatures: this.disabled,
-      skipped: skippedSummary(this.db),
-    };
-  }
-
-  /** The first records of the upstream answers that were not mirrored, with why. */
-  skippedRecords(limit: number) {
-    return skippedRecords(this.db, limit);
-  }
-
-  /** No successful refresh in the last three intervals (or none yet since start). */
-  stale(now = Date.now()): boolean {
-    return this.lastSuccess === null || now - this.lastSuccess > 3 * this.interval * 1000;
-  }
-
-  /** Seconds since the last successful refresh; null before the first. */
-  lagSeconds(now = Date.now()): number | null {
-    return this.lastSuccess === null ? null : (now - this.lastSuccess) / 1000;
-  }
-
-  /** When the last refresh succeeded (milliseconds since the epoch); null before the first. */
-  lastSuccessAt(): number | null {
-    return this.lastSuccess;
-  }
-
   /** Each service mirrored beside Placement, once read at least once: when its read last succeeded, and whether the last one failed. */
-  serviceReads(): { service: MirroredService; lastSuccess: number | null; failing: boolean }[] {
+  reads(): { service: MirroredService; lastSuccess: number | null; failing: boolean }[] {
     return MIRRORED_SERVICES.filter((service) => this.serviceClients.get(service) && this.serviceState.has(service)).map((service) => {
       const state = this.serviceState.get(service)!;
       return { service, lastSuccess: state.lastSuccess, failing: state.lastError !== null };
     });
   }
 
-  /** Sends one write to Placement; its errors come back as UpstreamError. */
-  async write<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-    await this.ensureNegotiated();
-    return this.client.call<T>(method, path, body);
-  }
-
-  /** Reads back what a write touched: these providers (gone ones are removed) and consumers. */
-  async readBack(providerUuids: Iterable<string>, consumerUuids: Iterable<string> = []): Promise<void> {
-    await this.ensureNegotiated();
-    const { state, gone, emptied } = await readBack(this.client, knownState(this.db), providerUuids, consumerUuids);
-    this.db.transaction(() => {
-      for (const uuid of emptied) removeConsumer(this.db, uuid);
-      for (const uuid of gone) removeProvider(this.db, uuid);
-      applyPlacementState(this.db, state, true);
-      recordPlacementSkips(this.db, state, true);
-    });
-  }
-
-  private async ensureNegotiated() {
-    if (this.negotiated) return;
-    await this.claim();
-    const { microversion } = await this.client.negotiate();
-    this.disabled = featuresOff(microversion);
-    this.negotiated = true;
-  }
-
-  private async runRefresh(onProgress?: (p: ReadProgress) => void): Promise<MirrorChanges> {
-    const started = Date.now();
-    try {
-      await this.ensureNegotiated();
-      const state = await readPlacement(this.client, knownState(this.db), onProgress);
-      const reads = await this.readServices();
-      const changes = this.db.transaction(() => {
-        const placement = applyPlacementState(this.db, state);
-        recordPlacementSkips(this.db, state, false);
-        markService(this.db, 'placement', this.identity!);
-        return { ...placement, services: this.applyServices(reads) };
-      });
-      this.lastSuccess = Date.now();
-      this.lastSeconds = (this.lastSuccess - started) / 1000;
-      this.lastError = null;
-      this.refreshes.success++;
-      this.options.onSync?.({ seconds: this.lastSeconds, changes });
-      return changes;
-    } catch (error) {
-      this.lastError = explainFailure(error);
-      this.refreshes.failure++;
-      this.options.onSync?.({ seconds: (Date.now() - started) / 1000, error: error as Error });
-      throw error;
-    }
-  }
-}
-
-/** What a Placement older than 1.39 cannot do for the gateway (the mirror answers reads at 1.39 itself). */
-export function featuresOff(microversion: string): string[] {
-  const minor = Number(microversion.split('.')[1]);
-  const off: string[] = [];
-  if (minor < 38) off.push('consumer types (1.38): every consumer is mirrored as INSTANCE and setAllocations cannot set another type');
-  if (minor < 37) off.push('moving a provider to another parent (1.37)');
-  return off;
 }

@@ -2,10 +2,10 @@
 // Only what differs is written, so an unchanged cloud costs reads and no writes. Generations are
 // Placement's own, so a caller's generation means the same thing here and upstream.
 import type { Db } from '../db/client.js';
-import { all, get, run } from '../db/sql.js';
+import { all, get, list, run } from '../db/sql.js';
 import { ensureResourceClasses } from '../modules/resource-classes/resource-classes.service.js';
 import { ensureTraits } from '../modules/traits/traits.service.js';
-import type { KnownState, PlacementState, ProviderDetail } from './placement.reader.js';
+import type { KnownState, PlacementState, ProviderDetail } from './placement-api.source.js';
 
 export interface MirrorChanges {
   providers: number;
@@ -20,7 +20,11 @@ export interface MirrorChanges {
   services?: Partial<Record<'compute' | 'servers' | 'image' | 'baremetal', { added: number; updated: number; removed: number; skipped: number }>>;
 }
 
-export function knownState(db: Db): KnownState {
+/**
+ * What the mirror holds, to read Placement against. Without `allocations` (a write's read-back, which
+ * reads the allocations of the providers it touched from Placement anyway) no allocation is read.
+ */
+export function knownState(db: Db, options: { allocations?: boolean } = {}): KnownState {
   const rows = all<{ uuid: string; name: string; generation: number; parent: string | null; root: string | null }>(
     db,
     `SELECT rp.uuid, rp.name, rp.generation, p.uuid AS parent, r.uuid AS root
@@ -39,7 +43,7 @@ export function knownState(db: Db): KnownState {
     ).map(({ uuid, ...meta }) => [uuid, meta]),
   );
   const allocations = new Map<string, Map<string, Record<string, number>>>();
-  for (const r of allocationRows(db)) {
+  for (const r of options.allocations === false ? [] : allocationRows(db, null)) {
     let byProvider = allocations.get(r.consumer);
     if (!byProvider) allocations.set(r.consumer, (byProvider = new Map()));
     const resources = byProvider.get(r.provider) ?? {};
@@ -60,11 +64,15 @@ export function applyPlacementState(db: Db, state: PlacementState, partial = fal
     ensureTraits(db, state.traits);
     ensureResourceClasses(db, state.resourceClasses);
 
+    // Every provider for a full read (what is gone is found among them); only those read for a partial one.
     const local = new Map(
       all<{ id: number; uuid: string; name: string; generation: number; parent: string | null; root: string | null }>(
         db,
         `SELECT rp.id, rp.uuid, rp.name, rp.generation, p.uuid AS parent, r.uuid AS root
-         FROM resource_providers rp LEFT JOIN resource_providers p ON p.id = rp.parent_id LEFT JOIN resource_providers r ON r.id = rp.root_id`,
+         FROM resource_providers rp LEFT JOIN resource_providers p ON p.id = rp.parent_id LEFT JOIN resource_providers r ON r.id = rp.root_id
+         WHERE ? IS NULL OR rp.uuid IN (SELECT value FROM json_each(?))`,
+        partial ? 1 : null,
+        partial ? list(state.providers.map((p) => p.uuid)) : null,
       ).map((r) => [r.uuid, r]),
     );
     const upstream = new Set(state.providers.map((p) => p.uuid));
@@ -130,7 +138,7 @@ export function applyPlacementState(db: Db, state: PlacementState, partial = fal
       changes.consumers++;
     }
 
-    const current = allocationsByProvider(db);
+    const current = allocationsByProvider(db, [...state.allocations.keys()]);
     for (const [uuid, held] of state.allocations) {
       const wanted = signature(held);
       if ((current.get(uuid) ?? '') === wanted) continue;
@@ -195,45 +203,78 @@ export function syncNames(db: Db, table: 'traits' | 'resource_classes', names: s
   });
 }
 
+/**
+ * A provider's inventories, traits and aggregates as read, each part written only when it differs from
+ * what the mirror has: the change log then names only what really changed (a trait set on a provider
+ * leaves its inventories, and what caches keep of them, alone).
+ */
 function writeDetail(db: Db, uuid: string, detail: ProviderDetail) {
   const id = get<{ id: number }>(db, 'SELECT id FROM resource_providers WHERE uuid = ?', uuid)!.id;
-  run(db, 'DELETE FROM inventories WHERE resource_provider_id = ?', id);
-  ensureResourceClasses(db, Object.keys(detail.inventories));
-  for (const [rc, inv] of Object.entries(detail.inventories)) {
-    run(
-      db,
-      `INSERT INTO inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio)
-       SELECT ?, id, ?, ?, ?, ?, ?, ? FROM resource_classes WHERE name = ?`,
-      id,
-      inv.total,
-      inv.reserved,
-      inv.min_unit,
-      inv.max_unit,
-      inv.step_size,
-      inv.allocation_ratio,
-      rc,
-    );
+  const inventories = Object.entries(detail.inventories).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const inventoriesNow = all<{ rc: string; total: number; reserved: number; min_unit: number; max_unit: number; step_size: number; allocation_ratio: number }>(
+    db,
+    `SELECT rc.name AS rc, i.total, i.reserved, i.min_unit, i.max_unit, i.step_size, i.allocation_ratio FROM inventories i
+     JOIN resource_classes rc ON rc.id = i.resource_class_id WHERE i.resource_provider_id = ? ORDER BY rc.name`,
+    id,
+  );
+  const sameInventories =
+    inventoriesNow.length === inventories.length &&
+    inventoriesNow.every((now, k) => {
+      const [rc, inv] = inventories[k];
+      return now.rc === rc && now.total === inv.total && now.reserved === inv.reserved && now.min_unit === inv.min_unit && now.max_unit === inv.max_unit && now.step_size === inv.step_size && now.allocation_ratio === inv.allocation_ratio;
+    });
+  if (!sameInventories) {
+    run(db, 'DELETE FROM inventories WHERE resource_provider_id = ?', id);
+    ensureResourceClasses(db, inventories.map(([rc]) => rc));
+    for (const [rc, inv] of inventories) {
+      run(
+        db,
+        `INSERT INTO inventories (resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio)
+         SELECT ?, id, ?, ?, ?, ?, ?, ? FROM resource_classes WHERE name = ?`,
+        id,
+        inv.total,
+        inv.reserved,
+        inv.min_unit,
+        inv.max_unit,
+        inv.step_size,
+        inv.allocation_ratio,
+        rc,
+      );
+    }
   }
-  run(db, 'DELETE FROM provider_traits WHERE resource_provider_id = ?', id);
-  ensureTraits(db, detail.traits);
-  for (const t of detail.traits) run(db, 'INSERT INTO provider_traits (resource_provider_id, trait_id) SELECT ?, id FROM traits WHERE name = ?', id, t);
-  run(db, 'DELETE FROM provider_aggregates WHERE resource_provider_id = ?', id);
-  for (const a of detail.aggregates) {
-    run(db, 'INSERT OR IGNORE INTO aggregates (uuid) VALUES (?)', a);
-    run(db, 'INSERT INTO provider_aggregates (resource_provider_id, aggregate_id) SELECT ?, id FROM aggregates WHERE uuid = ?', id, a);
+  const traitsNow = all<{ name: string }>(db, 'SELECT t.name FROM provider_traits pt JOIN traits t ON t.id = pt.trait_id WHERE pt.resource_provider_id = ?', id).map((r) => r.name);
+  if (!sameSet(traitsNow, detail.traits)) {
+    run(db, 'DELETE FROM provider_traits WHERE resource_provider_id = ?', id);
+    ensureTraits(db, detail.traits);
+    for (const t of detail.traits) run(db, 'INSERT INTO provider_traits (resource_provider_id, trait_id) SELECT ?, id FROM traits WHERE name = ?', id, t);
+  }
+  const aggregatesNow = all<{ uuid: string }>(db, 'SELECT a.uuid FROM provider_aggregates pa JOIN aggregates a ON a.id = pa.aggregate_id WHERE pa.resource_provider_id = ?', id).map((r) => r.uuid);
+  if (!sameSet(aggregatesNow, detail.aggregates)) {
+    run(db, 'DELETE FROM provider_aggregates WHERE resource_provider_id = ?', id);
+    for (const a of detail.aggregates) {
+      run(db, 'INSERT OR IGNORE INTO aggregates (uuid) VALUES (?)', a);
+      run(db, 'INSERT INTO provider_aggregates (resource_provider_id, aggregate_id) SELECT ?, id FROM aggregates WHERE uuid = ?', id, a);
+    }
   }
 }
 
-const allocationRows = (db: Db) =>
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === new Set(b).size && a.every((x) => b.includes(x));
+
+/** The allocations held on these providers (null: on every provider). */
+const allocationRows = (db: Db, providerUuids: readonly string[] | null) =>
   all<{ provider: string; consumer: string; rc: string; used: number }>(
     db,
     `SELECT rp.uuid AS provider, c.uuid AS consumer, rc.name AS rc, a.used FROM allocations a
      JOIN resource_providers rp ON rp.id = a.resource_provider_id JOIN consumers c ON c.id = a.consumer_id
-     JOIN resource_classes rc ON rc.id = a.resource_class_id`,
+     JOIN resource_classes rc ON rc.id = a.resource_class_id
+     WHERE ? IS NULL OR rp.uuid IN (SELECT value FROM json_each(?))`,
+    providerUuids && 1,
+    providerUuids && list(providerUuids),
   );
 
-function allocationsByProvider(db: Db): Map<string, string> {
-  const rows = allocationRows(db);
+/** The allocations of these providers, each as its signature. */
+function allocationsByProvider(db: Db, providerUuids: readonly string[]): Map<string, string> {
+  const rows = allocationRows(db, providerUuids);
   const held = new Map<string, Map<string, Record<string, number>>>();
   for (const r of rows) {
     let byConsumer = held.get(r.provider);
