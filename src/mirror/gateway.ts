@@ -6,7 +6,8 @@ import type { Db } from '../db/client.js';
 import { get } from '../db/sql.js';
 import { applyPlacementState, knownState, removeConsumer, removeProvider, type MirrorChanges } from './mirror.store.js';
 import { PlacementClient, UpstreamUnreachable, type PlacementClientOptions } from '../upstream/placement.client.js';
-import { readBack, readPlacement, type ReadProgress } from './placement-api.source.js';
+import { apiSource, readBack, type ReadProgress } from './placement-api.source.js';
+import type { PlacementSource } from './source.js';
 import { explainFailure } from '../upstream/failure.js';
 import { claimDatabase } from './mirror-target.js';
 import { redactUrl, upstreamIdentity } from '../upstream/redact.js';
@@ -36,6 +37,8 @@ export interface GatewayOptions extends PlacementClientOptions {
   interval?: number;
   /** The mirror may replace a database that holds other data, or another upstream's mirror (--replace-db). */
   replaceDb?: boolean;
+  /** Where refreshes read Placement from; its API (through the client) when absent. */
+  source?: PlacementSource;
   onSync?: (result: { seconds: number; changes?: MirrorChanges; error?: Error }) => void;
 }
 
@@ -57,6 +60,8 @@ export class Gateway {
   private disabled: string[] = [];
   /** Nova, Glance and Ironic, mirrored beside Placement where the cloud has them. */
   readonly services: ServicesMirror;
+  /** Where refreshes read Placement from (its API unless another source is given); writes always go to the API. */
+  readonly source: PlacementSource;
 
   constructor(
     readonly db: Db,
@@ -65,6 +70,7 @@ export class Gateway {
   ) {
     this.client = new PlacementClient(session, options);
     this.services = new ServicesMirror(db, session, options);
+    this.source = options.source ?? apiSource(this.client);
     this.interval = options.interval ?? 15;
   }
 
@@ -103,6 +109,7 @@ export class Gateway {
     this.stopLoop();
     this.client.close();
     this.services.close();
+    this.source.close();
   }
 
   /**
@@ -186,7 +193,7 @@ export class Gateway {
     const started = Date.now();
     try {
       await this.ensureNegotiated();
-      const state = await readPlacement(this.client, knownState(this.db), onProgress);
+      const state = await this.source.read(knownState(this.db, { allocations: this.source.needsKnownAllocations }), onProgress);
       const reads = await this.services.read();
       const changes = this.db.transaction(() => {
         const placement = applyPlacementState(this.db, state);

@@ -10,6 +10,7 @@
 //     consumer), and then that project's consumers are re-read one by one.
 // Every record is judged before it is used or stored (placement.records.ts): what cannot be mirrored
 // is skipped, with the rule it breaks, into the state's `skipped`.
+import type { PlacementSource } from './source.js';
 import type { PlacementClient } from '../upstream/placement.client.js';
 import { UnexpectedAnswer, UpstreamError } from '../upstream/placement.client.js';
 import { isUuid } from './records.js';
@@ -52,6 +53,13 @@ export interface ReadProgress {
   total: number;
   requests: number;
 }
+
+/** Placement's API as a refresh's source (the client's own requests: Keystone, retries, bounds). */
+export const apiSource = (client: PlacementClient): PlacementSource => ({
+  read: (known, onProgress) => readPlacement(client, known, onProgress),
+  needsKnownAllocations: true,
+  close: () => {},
+});
 
 export async function readPlacement(client: PlacementClient, known: KnownState, onProgress?: (p: ReadProgress) => void): Promise<PlacementState> {
   const [listing, traitList, classList] = await Promise.all([
