@@ -32,6 +32,7 @@ export type Rule =
   | 'inventory_in_use'
   | 'placement_refuses'
   // this project's own checks
+  | 'duplicate_key'
   | 'duplicate_document'
   | 'not_yaml_file_name'
   | 'compute_node_matches_nothing'
@@ -229,6 +230,14 @@ function checkDocument(doc: ConfigDocument): DocumentCheck {
     return result;
   }
   const document = loaded.value;
+  for (const { key, line, column, firstLine } of loaded.duplicateKeys) {
+    result.applyProblems.push(
+      problem(
+        'duplicate_key',
+        `Line ${line}, column ${column}: the key ${JSON.stringify(key)} is written twice in one mapping (first at line ${firstLine}). Nova keeps the last value without a word; it is not applied here: write each key once.`,
+      ),
+    );
+  }
 
   const version = schemaVersion(document);
   if ('problem' in version) {
