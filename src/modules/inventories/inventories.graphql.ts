@@ -5,7 +5,7 @@ import { defineMutation } from '../common/mutation.js';
 import { GenerationConflictError, InUseError, NotFoundError } from '../common/errors.graphql.js';
 import { ProviderPayload, ResourceProviderRef } from '../providers/providers.graphql.js';
 import { capacityOf } from '../../rules/capacity.js';
-import { setInventories, setInventory, type InventoryFields, type InventoryRow } from './inventories.service.js';
+import { refuseCapacitiesOutOfRange, setInventories, setInventory, type InventoryFields, type InventoryRow } from './inventories.service.js';
 
 /** The fields of an inventory's values, shared by every type that shows them. */
 export const inventoryValueFields = (t: any) => ({
@@ -75,7 +75,10 @@ defineMutation('setInventories', {
   payload: ProviderPayload,
   errors: [NotFoundError, GenerationConflictError, InUseError],
   resolve: (input, ctx) => ({ provider: setInventories(ctx.db, input) }),
-  upstream: async (input, _ctx, gateway) => ({ provider: await through.setInventories(gateway, input) }),
+  upstream: async (input, _ctx, gateway) => {
+    refuseCapacitiesOutOfRange(input.inventories.map((inventory, n) => ({ inventory, path: `inventories.${n}` })));
+    return { provider: await through.setInventories(gateway, input) };
+  },
   events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'setInventories', providerUuid: provider.uuid, kind: 'INVENTORIES' } }],
 });
 
@@ -90,6 +93,9 @@ defineMutation('setInventory', {
   payload: ProviderPayload,
   errors: [NotFoundError, GenerationConflictError],
   resolve: (input, ctx) => ({ provider: setInventory(ctx.db, input) }),
-  upstream: async (input, _ctx, gateway) => ({ provider: await through.setInventory(gateway, input) }),
+  upstream: async (input, _ctx, gateway) => {
+    refuseCapacitiesOutOfRange([{ inventory: input, path: '' }]);
+    return { provider: await through.setInventory(gateway, input) };
+  },
   events: ({ provider }) => [{ topic: 'providerChanged', payload: { mutation: 'setInventory', providerUuid: provider.uuid, kind: 'INVENTORIES' } }],
 });
