@@ -75,3 +75,29 @@ export function textProblem(text: string): string | null {
   const where = text.includes('\n') ? `line ${place.line}, column ${place.column}` : `character ${place.column}`;
   return `is not valid Unicode text: a lone surrogate (\\u${unit}, which has no UTF-8 form) at ${where}`;
 }
+
+/**
+ * Every string of a JSON-like value, keys included, that cannot be stored as text, with its path
+ * (`providers.0.name`; a bad key is shown as JSON), found without recursion.
+ */
+export function textProblems(value: unknown): { path: string; message: string }[] {
+  const problems: { path: string; message: string }[] = [];
+  const pending: [unknown, string][] = [[value, '']];
+  const join = (path: string, key: string | number) => (path ? `${path}.${key}` : String(key));
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, path] = next;
+    if (typeof item === 'string') {
+      const why = textProblem(item);
+      if (why) problems.push({ path, message: why });
+    } else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) pending.push([item[i], join(path, i)]);
+    } else if (typeof item === 'object' && item !== null) {
+      for (const [key, element] of Object.entries(item).reverse()) {
+        const why = textProblem(key);
+        if (why) problems.push({ path: join(path, JSON.stringify(key)), message: `the key ${why}` });
+        else pending.push([element, join(path, key)]);
+      }
+    }
+  }
+  return problems;
+}

@@ -4,7 +4,8 @@
 import type { InputFieldMap, InputShapeFromFields } from '@pothos/core';
 import { builder, type InputFieldBuilder, type Types } from '../../builder.js';
 import type { Context } from '../../context.js';
-import { DomainError } from './errors.js';
+import { DomainError, InvalidInput } from './errors.js';
+import { textProblems } from '../../rules/text.js';
 import { publish, type ChangeEvent } from '../../server/events.js';
 import { InvalidInputError, typenameOf } from './errors.graphql.js';
 import { GraphQLError } from 'graphql';
@@ -67,6 +68,9 @@ export function defineMutation<Fields extends InputFieldMap, Payload>(name: stri
         // the shape of those fields (the type Pothos gives the same arg at a call site).
         const input = args.input as InputShapeFromFields<Fields>;
         try {
+          // Text that has no UTF-8 form (a lone surrogate from a \ud800 escape) would be stored as U+FFFD.
+          const notText = textProblems(input);
+          if (notText.length) throw new InvalidInput(notText);
           const gateway = ctx.gateway;
           if (gateway && options.owner) await refuseWhenMirrored(name, options.owner, gateway);
           const payload =

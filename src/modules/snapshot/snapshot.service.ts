@@ -11,7 +11,7 @@ import { createImage, propertiesOfImages } from '../images/images.service.js';
 import { nodesForSnapshot, restoreNode, type RestoredNode } from '../nodes/nodes.service.js';
 import { configRecordsForSnapshot, restoreConfigRecords, type ConfigRecords } from '../provider-config/provider-config.service.js';
 import { capacityOf, fitsUnits, MAX_INT } from '../../rules/capacity.js';
-import { textProblem } from '../../rules/text.js';
+import { textProblems } from '../../rules/text.js';
 import { inventoryIssues, upsertInventory, withDefaults, type InventoryFields } from '../inventories/inventories.service.js';
 import { MAX_PROVIDER_NAME_LENGTH } from '../providers/providers.service.js';
 import { ensureResourceClasses } from '../resource-classes/resource-classes.service.js';
@@ -144,26 +144,6 @@ function checkedInventory(spec: unknown, path: string, problem: Report, extra: s
   return issues.length ? null : fields;
 }
 
-/** Every string of a JSON value, keys included, that cannot be stored as text (a lone surrogate), found without recursion. */
-function checkText(value: unknown, problem: Report) {
-  const pending: [unknown, string][] = [[value, '']];
-  const join = (path: string, key: string | number) => (path ? `${path}.${key}` : String(key));
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const [item, path] = next;
-    if (typeof item === 'string') {
-      const why = textProblem(item);
-      if (why) problem(path, why);
-    } else if (Array.isArray(item)) item.forEach((element, i) => pending.push([element, join(path, i)]));
-    else if (isObject(item)) {
-      for (const [key, element] of Object.entries(item)) {
-        const why = textProblem(key);
-        if (why) problem(join(path, shown(key)), `the key ${why}`);
-        else pending.push([element, join(path, key)]);
-      }
-    }
-  }
-}
-
 /** What the database holds besides the catalog's standard names, children before parents. */
 const DATA_TABLES = [
   'allocations',
@@ -226,7 +206,7 @@ function addSnapshot(db: Db, snapshot: unknown) {
   const generation = (value: unknown, path: string) => {
     if (value !== undefined) checkInteger(value, path, 0, problem);
   };
-  checkText(snapshot, problem);
+  for (const { path, message } of textProblems(snapshot)) problem(path, message);
 
   // Providers: uuids, names, parents; existing rows count as taken.
   const existingUuids = new Set(all<{ uuid: string }>(db, 'SELECT uuid FROM resource_providers').map((r) => r.uuid));
