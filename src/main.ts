@@ -45,8 +45,10 @@ Usage:
                                   copy the database to a new FILE while the server runs and writes (SQLite's backup API), then check it
   placement-gql restore FILE [--db FILE]
                                   replace the database with a backup after checking its integrity (stop the server first)
-  placement-gql apply-config DIR [--db FILE] [--dry-run]
-                                  apply Nova provider-config YAML documents (*.yaml, in lexicographic order)
+  placement-gql apply-config DIR [--db FILE] [--dry-run] [--allow-empty]
+                                  apply Nova provider-config YAML documents (*.yaml, in lexicographic order);
+                                  a directory without any is refused unless --allow-empty (it removes what earlier
+                                  documents set); symbolic links are followed only to files inside DIR
   placement-gql docs extra-specs|metadefs [--out FILE] [--extra-specs FILE]
                                   write reference documentation from the extra-spec registry
   placement-gql resource provider list [--name N] [--uuid U] [--resource RC=N] [--required T] [--forbidden T] [--member-of AGG,...] [--in-tree U]
@@ -130,6 +132,7 @@ async function main(argv: string[]): Promise<number> {
       check: { type: 'boolean' },
       write: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
+      'allow-empty': { type: 'boolean' },
       json: { type: 'boolean' },
       'metrics-open': { type: 'boolean' },
       replace: { type: 'boolean' },
