@@ -44,7 +44,8 @@ Usage:
   placement-gql backup FILE [--db FILE]
                                   copy the database to a new FILE while the server runs and writes (SQLite's backup API), then check it
   placement-gql restore FILE [--db FILE]
-                                  replace the database with a backup after checking its integrity (stop the server first)
+                                  replace the database with a backup made by backup, finished and checked (a file a backup
+                                  cut short leaves is refused); stop the server first
   placement-gql apply-config DIR [--db FILE] [--dry-run] [--allow-empty]
                                   apply Nova provider-config YAML documents (*.yaml, in lexicographic order);
                                   a directory without any is refused unless --allow-empty (it removes what earlier
