@@ -207,8 +207,8 @@ class Constructor {
   private readonly aliases: Map<Alias, Node>;
   /** Keys written twice in a mapping, with the offsets of both. */
   readonly duplicates: { key: Node | null; earlier: Node | null }[] = [];
-  constructor(doc: Document) {
-    this.aliases = aliasTargets(doc.contents);
+  constructor(doc: Document, hasAliases: boolean) {
+    this.aliases = hasAliases ? aliasTargets(doc.contents) : new Map();
   }
 
   private fail(message: string, node?: Node | null): never {
@@ -232,6 +232,11 @@ class Constructor {
   value(input: Node | null): YamlValue {
     const node = this.target(input);
     if (node === null) return null;
+    // A scalar no alias can name is built each time it is reached (a merge reaches it again): most nodes are such.
+    if (isScalar(node) && !node.anchor) {
+      this.expanded += 1;
+      return this.build(node);
+    }
     // An alias to a node being built is a recursive structure: Nova's schema check never ends on it.
     if (this.building.has(node)) this.fail('a recursive alias (a node containing itself) is not allowed', input);
     const cached = this.built.get(node);
@@ -314,10 +319,12 @@ class Constructor {
 
   /**
    * The key/value nodes of a mapping with merge keys (<<) flattened, as SafeConstructor.flatten_mapping:
-   * merged pairs first, then the mapping's own (`own` marks them). Each mapping is flattened once, as
-   * PyYAML flattens a node in place: a chain of merges costs its length, not its square.
+   * merged pairs first, then the mapping's own (`own` marks them). A mapping merged into others (`from`:
+   * the alias naming it) is flattened once, as PyYAML flattens a node in place: a chain of merges costs
+   * its length, not its square.
    */
   private pairs(node: Node, from?: Node | null): KeyValue[] {
+    if (from === undefined) return this.flatten(node);
     let flat = this.flattened.get(node);
     if (flat) return flat;
     // A mapping merging itself: PyYAML recurses until Python's stack runs out.
@@ -335,7 +342,10 @@ class Constructor {
     const own: KeyValue[] = [];
     const merged: KeyValue[] = [];
     const mergeFrom = (mapping: Node, alias: Node | null) => {
-      for (const pair of this.pairs(mapping, alias)) merged.push({ ...pair, own: false });
+      const pairs = this.pairs(mapping, alias);
+      this.expanded += pairs.length;
+      if (this.expanded > MAX_EXPANDED_NODES) this.fail(`aliases expand the document beyond ${MAX_EXPANDED_NODES} nodes`, alias);
+      for (const pair of pairs) merged.push({ ...pair, own: false });
     };
     for (const pair of (node as any).items as Pair<Node | null, Node | null>[]) {
       const key = pair.key;
@@ -370,11 +380,11 @@ interface KeyValue {
 // The yaml lexer's control tokens stand for no text of the source.
 const CONTROL_TOKENS = new Set(['\u0002', '\u0018', '\u001f']);
 
-/** The lexer's tokens with their offsets, lexing from `start`; `scalar` marks the text of a scalar. */
-function* tokens(content: string, start = 0): Generator<{ text: string; offset: number; scalar: boolean }> {
+/** The lexer's tokens with their offsets, from `start`; `scalar` marks the text of a scalar. */
+function* positioned(lexemes: Iterable<string>, start = 0): Generator<{ text: string; offset: number; scalar: boolean }> {
   let offset = start;
   let scalar = false;
-  for (const text of new Lexer().lex(start === 0 ? content : content.slice(start))) {
+  for (const text of lexemes) {
     if (CONTROL_TOKENS.has(text)) {
       scalar = text === '\u001f';
       continue;
@@ -386,13 +396,39 @@ function* tokens(content: string, start = 0): Generator<{ text: string; offset: 
 }
 
 /**
+ * The lexemes of a whole text, lexed as they are read and kept: when the text needs no change, the
+ * parser takes them as they are instead of lexing the text again.
+ */
+class Lexemes implements Iterable<string> {
+  readonly kept: string[] = [];
+  private readonly source: Generator<string>;
+  constructor(text: string) {
+    this.source = new Lexer().lex(text);
+  }
+  /** Breaking out of a loop over it leaves the rest to be read later. */
+  [Symbol.iterator](): Iterator<string> {
+    return { next: () => this.read() };
+  }
+  private read(): IteratorResult<string> {
+    const next = this.source.next();
+    if (!next.done) this.kept.push(next.value);
+    return next;
+  }
+  /** Every lexeme of the text. */
+  all(): string[] {
+    while (!this.read().done);
+    return this.kept;
+  }
+}
+
+/**
  * PyYAML's scanner refuses a tab wherever a token may start: in indentation, between tokens and
  * inside plain scalars. Tabs are fine only in comments, quoted scalars and block scalar text.
  */
-function tabOffset(content: string): number | null {
+function tabOffset(content: string, lexemes: Iterable<string>): number | null {
   if (!content.includes('\t')) return null;
   let blockScalarPending = false;
-  for (const { text, offset, scalar } of tokens(content)) {
+  for (const { text, offset, scalar } of positioned(lexemes)) {
     if (!scalar && (text.startsWith('|') || text.startsWith('>'))) {
       blockScalarPending = true;
       continue;
@@ -448,7 +484,7 @@ function flowEnd(text: string, start: number): number {
  * One pass over the text: a lexer that met an under-indented line inside a span left it early, so after
  * a span whose lines were moved a new lexer starts at its end.
  */
-function indentFlowContinuations(content: string): string {
+function indentFlowContinuations(content: string, lexemes: Lexemes): string {
   const pieces: string[] = [];
   let copied = 0;
   let from = 0;
@@ -463,7 +499,8 @@ function indentFlowContinuations(content: string): string {
   };
   lexing: for (;;) {
     let depth = 0;
-    for (const token of tokens(content, from)) {
+    const lexed = from === 0 ? lexemes : new Lexer().lex(content.slice(from));
+    for (const token of positioned(lexed, from)) {
       const first = token.text[0];
       if (token.offset >= from && depth === 0 && '[{\'"'.includes(first)) {
         const start = token.offset;
@@ -493,8 +530,18 @@ function indentFlowContinuations(content: string): string {
     }
     break;
   }
+  if (copied === 0) return content;
   pieces.push(content.slice(copied));
   return pieces.join('');
+}
+
+/** What Parser.parse gives for a text, from the text's lexemes. */
+function parseLexemes(lexemes: string[]): CST.Token[] {
+  const parser = new Parser();
+  const tokens: CST.Token[] = [];
+  for (const lexeme of lexemes) for (const token of parser.next(lexeme)) tokens.push(token);
+  for (const token of parser.end()) tokens.push(token);
+  return tokens;
 }
 
 /** The first collection nested deeper than MAX_NESTING in the parsed tokens, found without recursion. */
@@ -553,10 +600,12 @@ export function loadYaml(content: string): YamlResult {
   if (bad) return failure(`unacceptable character #x${bad[0].codePointAt(0)!.toString(16).padStart(4, '0')}: special characters are not allowed`, bad.index);
   const directive = /^%YAML[ \t]+([0-9]+)\.[0-9]+/m.exec(content);
   if (directive && directive[1] !== '1') return failure('found incompatible YAML document (version 1.* is required)', directive.index);
-  text = indentFlowContinuations(content);
-  const tab = tabOffset(text);
+  const lexemes = new Lexemes(content);
+  text = indentFlowContinuations(content, lexemes);
+  const unchanged = text === content;
+  const tab = tabOffset(text, unchanged ? lexemes.all() : new Lexer().lex(text));
   if (tab !== null) return failure("found character '\\t' that cannot start any token (indent and separate with spaces, not tabs)", tab);
-  const cst = [...new Parser().parse(text)];
+  const cst = unchanged ? parseLexemes(lexemes.all()) : [...new Parser().parse(text)];
   const deep = tooDeep(cst);
   if (deep) return failure(`the document is nested more than ${MAX_NESTING} levels deep (Nova's YAML reader fails at about 490)`, deep.offset);
   const list = withoutStacks(() => [...new Composer({ version: '1.1', uniqueKeys: false }).compose(cst)]);
@@ -567,7 +616,8 @@ export function loadYaml(content: string): YamlResult {
   if (list.length > 1) return failure('expected a single document in the stream, but found another document', list[1].range?.[0]);
   if (list.length === 0) return { ok: true, value: null, duplicateKeys: [] };
   try {
-    const constructor = new Constructor(list[0]);
+    // An alias is written with *: without one in the text there is none to resolve.
+    const constructor = new Constructor(list[0], text.includes('*'));
     const value = constructor.value(list[0].contents as Node | null);
     const lines = constructor.duplicates.length > 0 ? lineStarts(text) : [];
     const duplicateKeys = constructor.duplicates.map(({ key, earlier }) => ({
