@@ -3,7 +3,7 @@
 // mirror as in standalone mode. Placement's refusals become the same typed errors, with Placement's
 // code. Data of Nova, Glance and Ironic is changed here only while that service is not mirrored.
 import { CapacityExceeded, DomainError, DuplicateName, GenerationConflict, InUse, InvalidInput, NotAvailableHere, NotFound, UpstreamUnavailable } from '../modules/common/errors.js';
-import type { InventoryInput, SetInventoriesInput, SetInventoryInput } from '../modules/inventories/inventories.service.js';
+import { refuseCapacitiesOutOfRange, type InventoryInput, type SetInventoriesInput, type SetInventoryInput } from '../modules/inventories/inventories.service.js';
 import type { SetProviderTraitsInput } from '../modules/traits/traits.service.js';
 import type { SetProviderAggregatesInput } from '../modules/aggregates/aggregates.service.js';
 import type { SetAllocationsInput } from '../modules/allocations/allocations.service.js';
@@ -74,6 +74,8 @@ const mirrored = (gateway: Gateway, uuid: string): ProviderRow => {
 };
 
 async function setInventories(gateway: Gateway, input: SetInventoriesInput): Promise<ProviderRow> {
+  // What this server could not answer is not sent to Placement either.
+  refuseCapacitiesOutOfRange(input.inventories.map((inventory, n) => ({ inventory, path: `inventories.${n}` })));
   const inventories = Object.fromEntries(input.inventories.map((i) => [i.resourceClass, inventoryFields(i)]));
   await through(gateway, { provider: input.providerUuid, generation: input.generation }, () =>
     gateway.write('PUT', `/resource_providers/${input.providerUuid}/inventories`, { resource_provider_generation: input.generation, inventories }),
@@ -84,6 +86,7 @@ async function setInventories(gateway: Gateway, input: SetInventoriesInput): Pro
 
 /** One class: PUT .../inventories/{rc} when the provider has it; else the whole set with it added (osc-placement's --amend). */
 async function setInventory(gateway: Gateway, input: SetInventoryInput): Promise<ProviderRow> {
+  refuseCapacitiesOutOfRange([{ inventory: input, path: '' }]);
   const subject = { provider: input.providerUuid, generation: input.generation };
   const fields = inventoryFields(input);
   const current = await through(gateway, subject, () => gateway.write<{ inventories: Record<string, unknown> }>('GET', `/resource_providers/${input.providerUuid}/inventories`));

@@ -3,8 +3,7 @@ import type { Db } from '../../db/client.js';
 import { all, get, list, run } from '../../db/sql.js';
 import { InUse, InvalidInput, NotFound, type Issue } from '../common/errors.js';
 import { bumpGeneration, requireProvider, type ProviderRow } from '../providers/providers.service.js';
-
-export const MAX_INT = 2147483647;
+import { capacityInRange, capacityOf, MAX_INT } from '../../rules/capacity.js';
 
 export interface InventoryFields {
   total: number;
@@ -32,8 +31,38 @@ export interface InventoryInput extends Nullable<Omit<InventoryFields, 'total'>>
   total: number;
 }
 
-/** Problems with one inventory record, by Placement's schema and rules. */
+/** Problems with one inventory record: Placement's schema and rules, then the capacity the API can answer. */
 export function inventoryIssues(inv: InventoryFields, path: string): Issue[] {
+  const issues = placementInventoryIssues(inv, path);
+  const capacity = issues.length === 0 ? capacityIssue(inv, path) : null;
+  return capacity ? [capacity] : issues;
+}
+
+/** A capacity the API cannot answer (capacityInRange), named on the field that multiplies it. */
+export function capacityIssue(inv: InventoryFields, path: string): Issue | null {
+  if (capacityInRange(inv)) return null;
+  return {
+    path: `${path}.allocationRatio`,
+    message: `gives a capacity floor((total - reserved) * allocation_ratio) of ${capacityOf(inv)}, above ${MAX_INT}, the largest the API can answer: lower allocation_ratio or total`,
+  };
+}
+
+/**
+ * Gateway mode: Placement checks its own rules when the change reaches it, but takes capacities the
+ * API cannot answer; those are refused before anything is sent.
+ */
+export function refuseCapacitiesOutOfRange(records: { inventory: InventoryInput; path: string }[]) {
+  const issues: Issue[] = [];
+  for (const { inventory, path } of records) {
+    const fields = withDefaults(inventory);
+    const issue = placementInventoryIssues(fields, path).length === 0 ? capacityIssue(fields, path) : null;
+    if (issue) issues.push({ ...issue, path: issue.path.replace(/^\./, '') });
+  }
+  if (issues.length) throw new InvalidInput(issues);
+}
+
+/** Problems with one inventory record, by Placement's schema and rules. */
+export function placementInventoryIssues(inv: InventoryFields, path: string): Issue[] {
   const issues: Issue[] = [];
   const intField = (name: keyof InventoryFields, value: number, min: number) => {
     if (!Number.isInteger(value) || value < min || value > MAX_INT) issues.push({ path: `${path}.${name}`, message: `must be an integer from ${min} to ${MAX_INT} (got ${value})` });

@@ -11,7 +11,8 @@ import { createFlavor, extraSpecsOfFlavors } from '../flavors/flavors.service.js
 import { createImage, propertiesOfImages } from '../images/images.service.js';
 import { nodesForSnapshot, restoreNode, type RestoredNode } from '../nodes/nodes.service.js';
 import { configRecordsForSnapshot, restoreConfigRecords, type ConfigRecords } from '../provider-config/provider-config.service.js';
-import { capacityOf, fitsUnits } from '../../rules/capacity.js';
+import { capacityOf, fitsUnits, MAX_INT } from '../../rules/capacity.js';
+import { textProblems } from '../../rules/text.js';
 import { inventoryIssues, upsertInventory, withDefaults, type InventoryFields } from '../inventories/inventories.service.js';
 import { MAX_PROVIDER_NAME_LENGTH } from '../providers/providers.service.js';
 import { ensureResourceClasses } from '../resource-classes/resource-classes.service.js';
@@ -77,17 +78,71 @@ export function isEmpty(db: Db): boolean {
 
 const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function inventoryFields(spec: InventorySpec): InventoryFields {
-  if (typeof spec === 'number') return withDefaults({ resourceClass: '', total: spec });
-  return withDefaults({
+/** A JSON value as it reads in the file, for messages. */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** What kind of JSON value it is, for messages. */
+const kindOf = (value: unknown) =>
+  value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'string' ? 'text' : typeof value === 'boolean' ? 'a boolean' : typeof value === 'number' ? 'a number' : 'an object';
+
+type Report = (path: string, message: string) => void;
+
+/** Whether a value is an integer from min to MAX_INT (a JSON number: not "2", [2] or true); reported if not. */
+function checkInteger(value: unknown, path: string, min: number, problem: Report): value is number {
+  if (Number.isInteger(value) && (value as number) >= min && (value as number) <= MAX_INT) return true;
+  problem(path, `must be an integer from ${min} to ${MAX_INT} (got ${shown(value)})`);
+  return false;
+}
+
+// An inventory record's fields as the file writes them, and as the inventory rules name them.
+const INVENTORY_FIELDS = { total: 'total', reserved: 'reserved', min_unit: 'minUnit', max_unit: 'maxUnit', step_size: 'stepSize', allocation_ratio: 'allocationRatio' } as const;
+const FILE_NAMES: Record<string, string> = Object.fromEntries(Object.entries(INVENTORY_FIELDS).map(([file, field]) => [field, file]));
+
+/**
+ * The inventory a snapshot record gives (a total, or an object of fields; Placement's defaults for
+ * the omitted ones), or null with every problem reported: each field a JSON number, no unknown field,
+ * Placement's ranges and the capacity the API can answer. `extra` names other keys the record may hold.
+ */
+function checkedInventory(spec: unknown, path: string, problem: Report, extra: string[] = []): InventoryFields | null {
+  const record = typeof spec === 'number' ? { total: spec } : spec;
+  if (!isObject(record)) {
+    problem(path, `must be a total (an integer) or an object {${Object.keys(INVENTORY_FIELDS).join(', ')}} (got ${shown(spec)})`);
+    return null;
+  }
+  let typed = true;
+  for (const [key, value] of Object.entries(record)) {
+    if (extra.includes(key)) continue;
+    if (!Object.hasOwn(INVENTORY_FIELDS, key)) {
+      problem(`${path}.${key}`, `is not an inventory field: the fields are ${Object.keys(INVENTORY_FIELDS).join(', ')}`);
+      typed = false;
+    } else if (typeof value !== 'number') {
+      problem(`${path}.${key}`, `must be a JSON number, not ${kindOf(value)} (got ${shown(value)})`);
+      typed = false;
+    }
+  }
+  if (record.total === undefined) {
+    problem(`${path}.total`, 'is required');
+    typed = false;
+  }
+  if (!typed) return null;
+  const fields = withDefaults({
     resourceClass: '',
-    total: spec.total as number,
-    reserved: spec.reserved,
-    minUnit: spec.min_unit,
-    maxUnit: spec.max_unit,
-    stepSize: spec.step_size,
-    allocationRatio: spec.allocation_ratio,
+    total: record.total,
+    reserved: record.reserved,
+    minUnit: record.min_unit,
+    maxUnit: record.max_unit,
+    stepSize: record.step_size,
+    allocationRatio: record.allocation_ratio,
   });
+  const issues = inventoryIssues(fields, path);
+  for (const issue of issues) {
+    const field = issue.path.slice(path.length + 1);
+    problem(`${path}.${FILE_NAMES[field] ?? field}`, issue.message);
+  }
+  return issues.length ? null : fields;
 }
 
 /** What the database holds besides the catalog's standard names, children before parents. */
@@ -152,8 +207,9 @@ function addSnapshot(db: Db, snapshot: unknown) {
   const images = section<SnapshotImage[]>('images', 'array') ?? [];
   const nodes = section<SnapshotNode[]>('baremetal_nodes', 'array') ?? [];
   const generation = (value: unknown, path: string) => {
-    if (value !== undefined && (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 2147483647)) problem(path, `a generation is an integer from 0 to 2147483647 (got ${JSON.stringify(value)})`);
+    if (value !== undefined) checkInteger(value, path, 0, problem);
   };
+  for (const { path, message } of textProblems(snapshot)) problem(path, message);
 
   // Providers: uuids, names, parents; existing rows count as taken.
   const existingUuids = new Set(all<{ uuid: string }>(db, 'SELECT uuid FROM resource_providers').map((r) => r.uuid));
@@ -166,7 +222,7 @@ function addSnapshot(db: Db, snapshot: unknown) {
     const uuid = typeof p.uuid === 'string' ? canonicalUuid(p.uuid) : null;
     if (!uuid) return problem(`${path}.uuid`, `must be a uuid (got ${JSON.stringify(p.uuid)})`);
     const name = p.name ?? uuid;
-    if (typeof name !== 'string' || name.length === 0 || name.length > MAX_PROVIDER_NAME_LENGTH) problem(`${path}.name`, `must be a non-empty string of at most ${MAX_PROVIDER_NAME_LENGTH} characters`);
+    if (typeof name !== 'string' || name.length === 0 || name.length > MAX_PROVIDER_NAME_LENGTH) problem(`${path}.name`, `must be a non-empty string of at most ${MAX_PROVIDER_NAME_LENGTH} characters (got ${shown(p.name)})`);
     if (byUuid.has(uuid) || existingUuids.has(uuid)) problem(`${path}.uuid`, `provider ${uuid} appears twice (or exists already)`);
     if (names.has(name) || existingNames.has(name)) problem(`${path}.name`, `provider name ${name} appears twice (or exists already)`);
     names.add(name);
@@ -240,14 +296,8 @@ function addSnapshot(db: Db, snapshot: unknown) {
     for (const [rc, spec] of Object.entries(classes)) {
       const path = `inventories.${raw}.${rc}`;
       checkClass(rc, path);
-      if (typeof spec !== 'number' && !isObject(spec)) {
-        problem(path, 'must be a total (integer) or {total, reserved, min_unit, max_unit, step_size, allocation_ratio}');
-        continue;
-      }
-      const fields = inventoryFields(spec);
-      const issues = inventoryIssues(fields, path);
-      problems.push(...issues);
-      if (issues.length === 0) records.set(rc, fields);
+      const fields = checkedInventory(spec, path, problem);
+      if (fields) records.set(rc, fields);
     }
     if (uuid) inventoryOf.set(uuid, records);
   }
@@ -283,10 +333,7 @@ function addSnapshot(db: Db, snapshot: unknown) {
       }
       for (const [rc, amount] of Object.entries(amounts)) {
         const apath = `${ppath}.${rc}`;
-        if (!Number.isInteger(amount) || amount < 1) {
-          problem(apath, `amount must be an integer of at least 1 (got ${JSON.stringify(amount)})`);
-          continue;
-        }
+        if (!checkInteger(amount, apath, 1, problem)) continue;
         if (!uuid) continue;
         const inv = inventoryOf.get(uuid)?.get(rc);
         if (!inv) {
@@ -307,13 +354,15 @@ function addSnapshot(db: Db, snapshot: unknown) {
     // Usage above capacity because of `reserved` is a state Placement holds: a bare-metal node's unit
     // is reserved while its instance holds it, and reserved may be raised under running consumers.
     if (used > capacity && used > capacityOf({ ...inventory, reserved: 0 })) problem(`allocations`, `allocations of ${rc} on provider ${uuid} add up to ${used}, above its capacity ${capacity}`);
+    else if (used > MAX_INT) problem('allocations', `allocations of ${rc} on provider ${uuid} add up to ${used}, above ${MAX_INT}, the largest usage the API can answer`);
   }
   for (const [rawConsumer, meta] of Object.entries(consumers)) {
     const path = `consumers.${rawConsumer}`;
+    if (!canonicalUuid(rawConsumer)) problem(path, `${rawConsumer} is not a uuid`);
     if (!isObject(meta)) problem(path, 'must be an object {project_id, user_id, consumer_type}');
     else {
       for (const key of ['project_id', 'user_id', 'consumer_type'] as const) {
-        if (meta[key] !== undefined && (typeof meta[key] !== 'string' || meta[key] === '')) problem(`${path}.${key}`, 'must be a non-empty string');
+        if (meta[key] !== undefined && (typeof meta[key] !== 'string' || meta[key] === '' || meta[key].length > 255)) problem(`${path}.${key}`, `must be a string of 1 to 255 characters (got ${shown(meta[key])})`);
       }
       if (typeof meta.consumer_type === 'string' && !isConsumerType(meta.consumer_type)) problem(`${path}.consumer_type`, 'must match ^[A-Z0-9_]+$ and be at most 255 characters');
       generation(meta.generation, `${path}.generation`);
@@ -325,8 +374,8 @@ function addSnapshot(db: Db, snapshot: unknown) {
   flavors.forEach((f, i) => {
     if (!isObject(f)) return problem(`flavors.${i}`, 'must be an object {name, vcpus, memory_mb, root_gb, ephemeral_gb, swap_mb, is_public, extra_specs}');
     if (typeof f.name !== 'string') problem(`flavors.${i}.name`, 'must be a string');
-    for (const key of ['vcpus', 'memory_mb', 'root_gb', 'ephemeral_gb', 'swap_mb'] as const) {
-      if ((f[key] !== undefined || key === 'vcpus' || key === 'memory_mb') && !Number.isInteger(f[key])) problem(`flavors.${i}.${key}`, 'must be an integer');
+    for (const [key, min] of [['vcpus', 1], ['memory_mb', 1], ['root_gb', 0], ['ephemeral_gb', 0], ['swap_mb', 0]] as const) {
+      if (f[key] !== undefined || key === 'vcpus' || key === 'memory_mb') checkInteger(f[key], `flavors.${i}.${key}`, min, problem);
     }
     if (f.is_public !== undefined && typeof f.is_public !== 'boolean') problem(`flavors.${i}.is_public`, 'must be true or false');
     stringMap(f.extra_specs, `flavors.${i}.extra_specs`);
@@ -361,9 +410,12 @@ function addSnapshot(db: Db, snapshot: unknown) {
       else
         for (const [rc, record] of Object.entries(classes)) {
           const path = `provider_config.inventories.${raw}.${rc}`;
-          const fields = isObject(record) ? inventoryFields(record) : null;
-          if (!isObject(record) || typeof record.document !== 'string' || inventoryIssues(fields!, path).length) problem(path, 'must be {document, total, reserved, min_unit, max_unit, step_size, allocation_ratio}');
-          else if (uuid) config.inventories[raw][rc] = { document: record.document, total: fields!.total, reserved: fields!.reserved, min_unit: fields!.minUnit, max_unit: fields!.maxUnit, step_size: fields!.stepSize, allocation_ratio: fields!.allocationRatio };
+          if (!isObject(record) || typeof record.document !== 'string') {
+            problem(path, `must be {document, total, reserved, min_unit, max_unit, step_size, allocation_ratio} with the document's name as text (got ${shown(record)})`);
+            continue;
+          }
+          const fields = checkedInventory(record, path, problem, ['document']);
+          if (fields && uuid) config.inventories[raw][rc] = { document: record.document, total: fields.total, reserved: fields.reserved, min_unit: fields.minUnit, max_unit: fields.maxUnit, step_size: fields.stepSize, allocation_ratio: fields.allocationRatio };
         }
     }
     for (const [raw, traitDocs] of Object.entries(config.traits)) {
@@ -436,7 +488,7 @@ function addSnapshot(db: Db, snapshot: unknown) {
       try {
         write();
       } catch (error) {
-        if (error instanceof InvalidInput) late.push(...error.issues.map((i) => ({ path: `${path}.${i.path}`, message: i.message })));
+        if (error instanceof InvalidInput) late.push(...error.issues.map((i) => ({ path: `${path}.${i.path.replace(/^[a-z]+[A-Z]\w*/, (field) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`))}`, message: i.message })));
         else if (error instanceof DomainError) late.push({ path, message: error.message });
         else throw error;
       }
