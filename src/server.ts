@@ -10,7 +10,7 @@ import { DEFAULT_LIMITS, type Limits } from './modules/common/limits.js';
 import { Metrics } from './server/metrics.js';
 import { capacitySamples } from './modules/capacity/capacity.metrics.js';
 import { CapacityHistory, type HistoryOptions } from './modules/capacity/capacity.history.js';
-import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObservability, useStreamsStop, type Logger } from './server/plugins.js';
+import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObservability, useQueryStringJson, useStreamsStop, type Logger } from './server/plugins.js';
 import { CANDIDATE_ANSWER_JSON, selectsCandidates } from './modules/candidates/candidates.graphql.js';
 import { useAnswerJson } from './server/answer-json.js';
 import { renderGraphiqlPage, useGraphiqlAssets } from './server/graphiql.js';
@@ -80,6 +80,7 @@ export function createServer(options: ServerOptions): Server {
       useDashboard(),
       useHealth(options.gateway ?? null, metrics),
       useNoInternals(),
+      useQueryStringJson(),
       useObservability(options.db, metrics, options.log ?? null, (request) => options.metricsOpen === true || roleOf(access, request.headers.get('authorization')) !== null),
       useLimits(limits, metrics),
       useAccessControl(),
