@@ -42,7 +42,7 @@ export async function backupDatabase(source: string, target: string): Promise<{ 
   try {
     sqlite.pragma('busy_timeout = 5000');
     const { totalPages } = await sqlite.backup(partial);
-    requireSound(partial);
+    await leavingNoWal(partial, () => requireSound(partial));
     renameSync(partial, target);
     return { pages: totalPages };
   } finally {
@@ -50,16 +50,53 @@ export async function backupDatabase(source: string, target: string): Promise<{ 
   }
 }
 
+/**
+ * Whether another process has the database open (a server, a worker, a command running): in WAL mode
+ * each connection holds a shared lock on the file, so this connection cannot take the exclusive one.
+ */
+export function inUse(file: string): boolean {
+  if (!existsSync(file)) return false;
+  const sqlite = new Database(file, { fileMustExist: true });
+  try {
+    sqlite.pragma('busy_timeout = 0');
+    sqlite.pragma('locking_mode = EXCLUSIVE');
+    sqlite.exec('BEGIN EXCLUSIVE; COMMIT');
+    return false;
+  } catch (error) {
+    // Any other refusal (the file is not a database) is the restore's to judge.
+    return (error as { code?: string }).code === 'SQLITE_BUSY';
+  } finally {
+    sqlite.close();
+  }
+}
+
 /** Replaces the database `target` with the backup `source`, after checking the backup. The server must be stopped. */
 export async function restoreDatabase(source: string, target: string): Promise<{ pages: number }> {
-  requireSound(source);
-  const backup = new Database(source, { readonly: true, fileMustExist: true });
+  if (inUse(target)) throw new BackupError(`${target} is in use by another process (a running placement-gql serve?): stop it, then restore`);
+  return leavingNoWal(source, async () => {
+    requireSound(source);
+    const backup = new Database(source, { readonly: true, fileMustExist: true });
+    try {
+      const isOurs = backup.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'resource_providers'").get();
+      if (!isOurs) throw new BackupError(`${source} is not a placement-gql database (it has no resource_providers table)`);
+      const { totalPages } = await backup.backup(target);
+      return { pages: totalPages };
+    } finally {
+      backup.close();
+    }
+  });
+}
+
+/**
+ * Runs `read`, which only reads the database `file`, then removes the -wal and -shm files that reading
+ * created: a read-only connection to a WAL database (a backup is one: its header says so) leaves them
+ * behind, empty. Those that were there before belong to another connection and stay.
+ */
+async function leavingNoWal<T>(file: string, read: () => T | Promise<T>): Promise<T> {
+  const created = [`${file}-wal`, `${file}-shm`].filter((f) => !existsSync(f));
   try {
-    const isOurs = backup.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'resource_providers'").get();
-    if (!isOurs) throw new BackupError(`${source} is not a placement-gql database (it has no resource_providers table)`);
-    const { totalPages } = await backup.backup(target);
-    return { pages: totalPages };
+    return await read();
   } finally {
-    backup.close();
+    for (const f of created) rmSync(f, { force: true });
   }
 }
