@@ -190,6 +190,7 @@ async function main(argv: string[]): Promise<number> {
         // The primary: the database is migrated (and the demo loaded) above, once; the workers serve.
         db.close();
         const shown = host.includes(':') ? `[${host}]` : host;
+        stopWhenNpmEnds();
         return runPrimary(Number(workersText), (bound) => {
           console.log(`placement-gql serving ${dbFile} with ${workersText} workers (${access.tokens.size ? `${access.tokens.size} bearer token(s)` : 'open access on loopback'})`);
           console.log(`GraphiQL: http://${shown}:${bound}/graphql`);
@@ -231,6 +232,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(`GraphiQL: http://${shown}:${port}/graphql`);
       console.log(`Dashboard: http://${shown}:${port}/dashboard`);
       stopOnSignals(node, db, gateway, true);
+      stopWhenNpmEnds();
       return new Promise(() => {});
     }
     default: {
@@ -331,4 +333,20 @@ function listen(http: NodeServer['http'], port: number, host: string): Promise<v
       resolve();
     });
   });
+}
+
+/**
+ * Started through npm (`npx placement-gql`, `npm start`), this process runs under a shell that npm started,
+ * and npm passes a SIGTERM or SIGINT to that shell alone, which ends without passing it on. So here the
+ * end of the parent counts as a SIGTERM: the server stops as it would on one, and leaves no orphan.
+ */
+function stopWhenNpmEnds() {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    process.kill(process.pid, 'SIGTERM');
+  }, 500);
+  watch.unref();
 }

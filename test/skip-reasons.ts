@@ -14,6 +14,8 @@ export default class SkipReasons implements Reporter {
     if (this.filtered) return;
     const counts = new Map<string, number>();
     for (const module of modules) {
+      // A file that failed to run reports its tests as skipped: the failure says why.
+      if (module.state() === 'failed') continue;
       for (const test of module.children.allTests('skipped')) {
         const result = test.result();
         const why = (result.state === 'skipped' && result.note) || test.fullName;

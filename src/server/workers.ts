@@ -41,6 +41,15 @@ export function workerCannotStart(reason: string) {
 }
 
 /**
+ * The workers' Node options: the primary's, with a larger young generation (it shortens the garbage
+ * collection of large answers) unless one is set already.
+ */
+function workerExecArgv(): string[] {
+  const set = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((option) => option.includes('--max-semi-space-size'));
+  return set ? process.execArgv : [...process.execArgv, '--max-semi-space-size=32'];
+}
+
+/**
  * Runs the primary: forks `count` workers (the same command line), relays, aggregates, and on SIGINT or
  * SIGTERM stops them (each stops gracefully) and exits 0. `announce` is called once all are listening.
  */
@@ -51,6 +60,7 @@ export function runPrimary(count: number, announce: (port: number) => void): Pro
   let stopping = false;
   let failure: string | null = null;
   let cannotStart: string | null = null;
+  cluster.setupPrimary({ execArgv: workerExecArgv() });
   return new Promise((resolve) => {
     const fork = () => {
       const worker = cluster.fork();
