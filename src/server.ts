@@ -13,7 +13,7 @@ import { DEFAULT_LIMITS, type Limits } from './modules/common/limits.js';
 import { Metrics } from './server/metrics.js';
 import { capacitySamples } from './modules/capacity/capacity.metrics.js';
 import { CapacityHistory, type HistoryOptions } from './modules/capacity/capacity.history.js';
-import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObservability, useStreams, type Logger } from './server/plugins.js';
+import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObservability, useQueryStringJson, useStreams, type Logger } from './server/plugins.js';
 import { CANDIDATE_ANSWER_JSON, selectsCandidates } from './modules/candidates/candidates.graphql.js';
 import { useAnswerJson } from './server/answer-json.js';
 import { useGraphiql } from './server/graphiql.js';
@@ -99,6 +99,7 @@ export function createServer(options: ServerOptions): Server {
       useHealth(options.gateway ?? null, metrics),
       useGraphiql({ title: 'placement-gql', query: options.graphiqlQuery, tokenRequired: access.tokens.size > 0 }),
       useDashboard(),
+      useQueryStringJson(),
       useObservability(options.db, metrics, options.log ?? null, (request) => options.metricsOpen === true || roleOf(access, request.headers.get('authorization')) !== null),
       useAccessControl(access),
       useNoInternals(),
