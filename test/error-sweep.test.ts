@@ -113,7 +113,7 @@ describe.each(['in process', 'over HTTP'] as const)('error answers show nothing 
     await send('GET without a query', { path: '/graphql', headers: { accept: 'application/json' } });
     const badVariables = await send('GET with bad variables', { path: '/graphql?query=%7B__typename%7D&variables=%7Bbad', headers: { accept: 'application/json' } });
     expect([badVariables.status, badVariables.json().errors[0].message]).toEqual([400, 'The variables or extensions of the query string are not valid JSON.']);
-    expect((await send('a form body with bad variables', { method: 'POST', body: 'query=%7B__typename%7D&variables=%7Bbad', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(400);
+    expect((await send('a form body with bad variables', { method: 'POST', body: 'query=%7B__typename%7D&variables=%7Bbad', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415);
     expect((await send('an unknown accept', { method: 'POST', body: '{"query": "{ __typename }"}', headers: { accept: 'image/png' } })).status).toBe(406);
   });
 
