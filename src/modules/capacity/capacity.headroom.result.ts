@@ -28,11 +28,16 @@ export function countUsers(tree: TreeWork, keys: Keys, sharing: Map<number, numb
     else reach.delete(k);
   }
   for (const k of tree.usedKeys) {
-    if (!sharing.has(keys.provider[k])) continue;
     let user = users.get(k);
-    if (!user) users.set(k, (user = { roots: new Set(), taken: 0 }));
-    if (sign > 0) user.roots.add(tree.root);
-    else user.roots.delete(tree.root);
+    if (sign > 0) {
+      if (!sharing.has(keys.provider[k])) continue;
+      if (!user) users.set(k, (user = { roots: new Set(), taken: 0 }));
+      user.roots.add(tree.root);
+    } else if (user) {
+      // Taken away as it was added, whatever the sharing providers are now.
+      user.roots.delete(tree.root);
+      if (!user.roots.size) users.delete(k);
+    }
   }
   tree.counts.forEach((n, i) => {
     if (!n) return;

@@ -1,6 +1,6 @@
 // The shapes of a headroom computation: its answer (per request, per tree, stranded capacity) and what
 // its stages hand each other (patterns, trees, the demands per class, the keys of provider and class).
-import type { Candidate, CandidateRequest, GroupPlan } from '../candidates/index.js';
+import type { Candidate, CandidateIndex, CandidateRequest, GroupPlan } from '../candidates/index.js';
 import type { DataVersion } from '../../db/changes.js';
 
 export type StrandedReason = 'OTHER_CLASS' | 'TOO_SMALL' | 'MAX_UNIT' | 'MIN_UNIT' | 'STEP_SIZE' | 'NOT_ELIGIBLE';
@@ -101,6 +101,10 @@ export class Keys {
 
 export interface SolveState {
   version: DataVersion;
+  /** The candidate index of `version`: where each provider was, for the next solve. */
+  index: CandidateIndex;
+  /** The sharing providers of `version`: provider id -> root id. */
+  sharing: Map<number, number>;
   plans: GroupPlan[];
   demands: ClassDemand[];
   posOf: Map<number, number>;
