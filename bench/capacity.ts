@@ -14,7 +14,7 @@ const ROLLUP_CLASS = '{ capacity(groupBy: [RESOURCE_CLASS]) { key { resourceClas
 const ROLLUP_AGGREGATE = '{ capacity(groupBy: [AGGREGATE, RESOURCE_CLASS]) { key { aggregate resourceClass } resources { capacity used free } } }';
 const HEADROOM = '{ flavorHeadroom { flavor { name } headroom { fits atMost exact } } }';
 // The /dashboard page's main query (src/server/dashboard.page.js) and its history.
-const DASHBOARD = `query Dashboard {
+export const DASHBOARD = `query Dashboard {
   classes: capacity(groupBy: [RESOURCE_CLASS]) { providerCount resources { resourceClass total reserved capacity used free usedRatio } }
   aggregates: capacity(groupBy: [AGGREGATE]) { key { aggregate aggregateMembers(first: 3) { name traits } } providerCount fullness resources { resourceClass capacity used free usedRatio } }
   fullest: fullestTrees(first: 10) { key { root { uuid name } } fullness resources { resourceClass capacity used usedRatio } }
@@ -129,7 +129,7 @@ function toggleTrait(db: Db, node: { uuid: string; id: number }, run: number) {
   setProviderTraits(db, { providerUuid: node.uuid, generation: generationOf(db, node.uuid), traits: run % 2 ? traits : [...traits, BENCH_TRAIT] });
 }
 
-const REFRESHES: Refresh[] = [
+export const REFRESHES: Refresh[] = [
   {
     label: 'one inventory changed',
     write: (db, run) => nudgeInventory(db, computeNodes(db)[run * 37]),
@@ -179,6 +179,12 @@ const REFRESHES: Refresh[] = [
   },
 ];
 
+/** What the refreshes need: their trait, and the 20 flavors. */
+export function prepareRefreshes(db: Db) {
+  createTrait(db, BENCH_TRAIT);
+  for (const f of FLAVORS) if (!flavorByName(db, f.name)) createFlavor(db, f);
+}
+
 /**
  * The dashboard's whole query and the headroom of 20 flavors right after a write by another connection, on
  * each of 2 workers: every worker sees the same change in the change log and redoes what it touches.
@@ -196,10 +202,7 @@ export async function refreshBench(dbFile: string, size: number, runs = 3): Prom
     return { ms: r.ms, data: body.data };
   };
   try {
-    writer.transaction(() => {
-      createTrait(writer, BENCH_TRAIT);
-      for (const f of FLAVORS) if (!flavorByName(writer, f.name)) createFlavor(writer, f);
-    });
+    writer.transaction(() => prepareRefreshes(writer));
     // Each worker computes everything once (as a running server has), before the first refresh.
     for (const client of clients) await post(client, DASHBOARD);
     const starts = await Promise.all(clients.map(async (client) => (await post(client, HISTORY)).data.capacityHistory.samples[0]?.at ?? null));

@@ -19,7 +19,7 @@
 import type { Db } from '../../db/client.js';
 import { CandidateIndex, type CandidatesRequestInput, type CapacityRow, type ClassInventories, fromInput, planGroups, SearchFacts, type SearchRequest, SHARING_TRAIT } from '../candidates/index.js';
 import { dataVersion, providerDelta, type DataVersion, type ProviderDelta } from '../../db/changes.js';
-import { finish, countUsers, freeOf } from './capacity.headroom.result.js';
+import { countTree, finish, freeOf } from './capacity.headroom.result.js';
 import { addReach } from './capacity.headroom.solve.js';
 import { Keys, type ClassDemand, type HeadroomResult, type SolveState } from './capacity.headroom.types.js';
 
@@ -84,6 +84,8 @@ async function advance(db: Db, input: CandidatesRequestInput, prior: SolveState 
   const facts = new SearchFacts(index, request);
   const delta = prior && providerDelta(db, prior.version, index.version);
   let state: SolveState;
+  /** The anchors whose trees are to be listed and solved. */
+  let missing: number[];
   if (prior && delta && sameNames(prior.index, index, request)) {
     const roots = reachedTrees(prior, delta, facts, links);
     // Their options, planned on their own providers and the sharing ones (what options there come from).
@@ -99,7 +101,8 @@ async function advance(db: Db, input: CandidatesRequestInput, prior: SolveState 
       }
       return { ...plan, masks: partPlans[i].masks, optionsByAnchor };
     });
-    const { keys, demands, trees } = prior;
+    const { keys, demands } = prior;
+    const trees = new Map(prior.trees);
     // The free capacity of the changed providers' keys, as now.
     const classCount = Math.max(1, demands.length);
     for (const id of delta.ids) {
@@ -116,11 +119,11 @@ async function advance(db: Db, input: CandidatesRequestInput, prior: SolveState 
       const tree = trees.get(root);
       if (!tree) continue;
       trees.delete(root);
-      countUsers(tree, keys, facts.sharing, prior, -1);
+      countTree(tree, keys, facts.sharing, prior, -1);
     }
     const anchors = prior.anchors.filter((a) => !roots.has(a));
-    for (const root of roots) if (plans.length && plans.every((p) => p.optionsByAnchor.has(root))) anchors.push(root);
-    state = { ...prior, version: index.version, index, sharing: facts.sharing, plans, anchors: anchors.sort((a, b) => a - b) };
+    missing = [...roots].filter((root) => plans.length && plans.every((p) => p.optionsByAnchor.has(root))).sort((a, b) => a - b);
+    state = { ...prior, version: index.version, index, sharing: facts.sharing, plans, trees, anchors: mergeSorted(anchors, missing) };
   } else {
     // Not strict: a group satisfied nowhere leaves no anchor (the search would stop there with no candidate).
     const plans = planGroups(facts);
@@ -154,9 +157,20 @@ async function advance(db: Db, input: CandidatesRequestInput, prior: SolveState 
       users: new Map(),
       reach: new Map(),
       reachSums: { sums: demands.map(() => 0), pieces: demands.map(() => 0) },
+      totals: { fits: 0, atMost: 0, refusing: new Set() },
     };
+    missing = anchors;
   }
-  return { state, result: await finish(db, facts, state) };
+  return { state, result: await finish(db, facts, state, missing) };
+}
+
+/** Two sorted lists of distinct numbers as one. */
+function mergeSorted(a: number[], b: number[]): number[] {
+  const out: number[] = new Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k < out.length; k++) out[k] = j >= b.length || (i < a.length && a[i] < b[j]) ? a[i++] : b[j++];
+  return out;
 }
 
 /**

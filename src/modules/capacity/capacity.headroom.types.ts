@@ -111,7 +111,7 @@ export interface SolveState {
   keys: Keys;
   /** Roots where every group has options, in order. */
   anchors: number[];
-  /** Each anchor's tree, solved alone on the free capacity of `version`. */
+  /** Each anchor's tree, solved alone on the free capacity of `version` (each state has its own map: a result reads it late). */
   trees: Map<number, TreeWork>;
   /**
    * Keys of sharing providers (the only ones candidates of several trees can use): the trees whose
@@ -121,6 +121,8 @@ export interface SolveState {
   /** The keys some tree's options reach (how many trees), and their free capacity summed per class. */
   reach: Map<number, number>;
   reachSums: ReachSums;
+  /** Over the trees solved alone: their counts, their bounds, and those with candidates PUT refuses. */
+  totals: { fits: number; atMost: number; refusing: Set<number> };
 }
 
 /** Free capacity and whole pieces per class over some keys. */
