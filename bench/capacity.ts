@@ -14,7 +14,7 @@ const ROLLUP_CLASS = '{ capacity(groupBy: [RESOURCE_CLASS]) { key { resourceClas
 const ROLLUP_AGGREGATE = '{ capacity(groupBy: [AGGREGATE, RESOURCE_CLASS]) { key { aggregate resourceClass } resources { capacity used free } } }';
 const HEADROOM = '{ flavorHeadroom { flavor { name } headroom { fits atMost exact } } }';
 // The /dashboard page's main query (src/server/dashboard.page.js) and its history.
-export const DASHBOARD = `query Dashboard {
+const DASHBOARD = `query Dashboard {
   classes: capacity(groupBy: [RESOURCE_CLASS]) { providerCount resources { resourceClass total reserved capacity used free usedRatio } }
   aggregates: capacity(groupBy: [AGGREGATE]) { key { aggregate aggregateMembers(first: 3) { name traits } } providerCount fullness resources { resourceClass capacity used free usedRatio } }
   fullest: fullestTrees(first: 10) { key { root { uuid name } } fullness resources { resourceClass capacity used usedRatio } }
@@ -129,7 +129,7 @@ function toggleTrait(db: Db, node: { uuid: string; id: number }, run: number) {
   setProviderTraits(db, { providerUuid: node.uuid, generation: generationOf(db, node.uuid), traits: run % 2 ? traits : [...traits, BENCH_TRAIT] });
 }
 
-export const REFRESHES: Refresh[] = [
+const REFRESHES: Refresh[] = [
   {
     label: 'one inventory changed',
     write: (db, run) => nudgeInventory(db, computeNodes(db)[run * 37]),
@@ -180,7 +180,7 @@ export const REFRESHES: Refresh[] = [
 ];
 
 /** What the refreshes need: their trait, and the 20 flavors. */
-export function prepareRefreshes(db: Db) {
+function prepareRefreshes(db: Db) {
   createTrait(db, BENCH_TRAIT);
   for (const f of FLAVORS) if (!flavorByName(db, f.name)) createFlavor(db, f);
 }

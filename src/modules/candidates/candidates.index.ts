@@ -350,7 +350,8 @@ function withTreeMembers(before: Map<number, number[]>, was: Links, now: Links, 
     const from = was.get(id);
     if (from) {
       const list = listOf(from[0]);
-      list.splice(list.indexOf(id), 1);
+      const at = list.indexOf(id);
+      if (at >= 0) list.splice(at, 1);
     }
   }
   for (const id of moved) {
