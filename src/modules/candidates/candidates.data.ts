@@ -176,7 +176,9 @@ export function someRootWithTraits(db: Db, required: readonly number[], forbidde
 
 /** Root and parent of every provider (or of these): id -> [root id, parent id or null]. */
 export function providerLinks(db: Db, ids: readonly number[] | null = null): Map<number, [number, number | null]> {
-  const found = rows<[number, number, number | null]>(db, 'SELECT id, root_id, parent_id FROM resource_providers WHERE ? IS NULL OR id IN (SELECT value FROM json_each(?))', ids && 1, ids && list(ids));
+  const found = ids
+    ? rows<[number, number, number | null]>(db, 'SELECT id, root_id, parent_id FROM resource_providers WHERE id IN (SELECT value FROM json_each(?))', list(ids))
+    : rows<[number, number, number | null]>(db, 'SELECT id, root_id, parent_id FROM resource_providers');
   return new Map(found.map(([id, root, parent]) => [id, [root, parent]]));
 }
 
@@ -225,30 +227,13 @@ export function inventoriesOfTrees(db: Db, rootIds: readonly number[] | null): I
 
 /** Trait names of every provider in these trees (null: in every tree), sorted per provider. */
 export function traitsOfTrees(db: Db, rootIds: readonly number[] | null): Map<number, string[]> {
-  return traitNames(
-    rows<[number, string]>(
-      db,
-      `SELECT pt.resource_provider_id, t.name FROM resource_providers rp JOIN provider_traits pt ON pt.resource_provider_id = rp.id
-       JOIN traits t ON t.id = pt.trait_id WHERE ? IS NULL OR rp.root_id IN (SELECT value FROM json_each(?)) ORDER BY pt.resource_provider_id, t.name`,
-      rootIds && 1,
-      rootIds && list(rootIds),
-    ),
+  const found = rows<[number, string]>(
+    db,
+    `SELECT pt.resource_provider_id, t.name FROM resource_providers rp JOIN provider_traits pt ON pt.resource_provider_id = rp.id
+     JOIN traits t ON t.id = pt.trait_id WHERE ? IS NULL OR rp.root_id IN (SELECT value FROM json_each(?)) ORDER BY pt.resource_provider_id, t.name`,
+    rootIds && 1,
+    rootIds && list(rootIds),
   );
-}
-
-/** Trait names of these providers, sorted per provider (providers without traits are absent). */
-export function traitsOfProviders(db: Db, ids: readonly number[]): Map<number, string[]> {
-  return traitNames(
-    rows<[number, string]>(
-      db,
-      `SELECT pt.resource_provider_id, t.name FROM provider_traits pt JOIN traits t ON t.id = pt.trait_id
-       WHERE pt.resource_provider_id IN (SELECT value FROM json_each(?)) ORDER BY pt.resource_provider_id, t.name`,
-      list(ids),
-    ),
-  );
-}
-
-function traitNames(found: [number, string][]): Map<number, string[]> {
   const traits = new Map<number, string[]>();
   const intern = interner();
   for (const [id, raw] of found) {

@@ -45,8 +45,6 @@ export class CandidateIndex {
   private readonly treeRoots = new Map<string, number | null>();
   private links: Links | null = null;
   private membersByRoot: Map<number, number[]> | null = null;
-  /** Trait names of every provider, when known from an earlier index. */
-  private traitsByProvider: Map<number, string[]> | null = null;
   private catalog: TreeCatalog | null = null;
 
   private constructor(
@@ -164,7 +162,7 @@ export class CandidateIndex {
 
   /** Every tree's providers, inventories and traits (read once per index). */
   trees(): TreeCatalog {
-    return (this.catalog ??= readTrees(this.db, null, this.traitsByProvider));
+    return (this.catalog ??= readTrees(this.db, null));
   }
 
   /**
@@ -204,7 +202,7 @@ export class CandidateIndex {
     if (redo.size) next.anchorsOf([...redo]);
 
     if (moved.size) {
-      // In-tree lookups of providers that moved, came or went are made again.
+      // In-tree lookups in the trees providers left or joined are made again (all of them when where they were is not known).
       const roots = new Set<number>();
       for (const id of moved) {
         const was = this.links?.get(id);
@@ -228,10 +226,7 @@ export class CandidateIndex {
       next.membersByRoot = this.membersByRoot;
     }
 
-    if (this.catalog && delta.ids.size) next.catalog = this.catalogAfter(delta.ids, links, moved);
-    else next.catalog = this.catalog;
-    const traits = this.catalog?.traits ?? this.traitsByProvider;
-    next.traitsByProvider = next.catalog?.traits ?? (traits && traitsChanged.size ? withLists(traits, traitsChanged, read.traitsOfProviders(db, [...traitsChanged])) : traits);
+    next.catalog = this.catalog && delta.ids.size ? this.catalogAfter(delta.ids, links, moved) : this.catalog;
     return next;
   }
 
@@ -329,14 +324,6 @@ function withEntries(before: Map<number, number>, changed: Set<number>, now: Map
   return after;
 }
 
-/** Provider id -> a list, with the lists of some providers as they are now (absent: none). */
-function withLists<T>(before: Map<number, T[]>, changed: Set<number>, now: Map<number, T[]>): Map<number, T[]> {
-  const after = new Map(before);
-  for (const id of changed) after.delete(id);
-  for (const [id, list] of now) after.set(id, list);
-  return after;
-}
-
 /** Every tree's members with the providers that moved, came or went where they are now (lists in id order). */
 function withTreeMembers(before: Map<number, number[]>, was: Links, now: Links, moved: Set<number>): Map<number, number[]> {
   const after = new Map(before);
@@ -369,8 +356,8 @@ function withTreeMembers(before: Map<number, number[]>, was: Links, now: Links, 
   return after;
 }
 
-/** Providers, inventories and traits of some trees (null: all), read in three statements (two when the traits are known). */
-export function readTrees(db: Db, roots: readonly number[] | null, traits: Map<number, string[]> | null = null): TreeCatalog {
+/** Providers, inventories and traits of some trees (null: all), read in three statements. */
+export function readTrees(db: Db, roots: readonly number[] | null): TreeCatalog {
   const providers = read.providersOfTrees(db, roots);
   const byId = new Map<number, ProviderRow>();
   const byRoot = new Map<number, ProviderRow[]>();
@@ -387,5 +374,5 @@ export function readTrees(db: Db, roots: readonly number[] | null, traits: Map<n
     else inventories.set(inv.providerId, [inv]);
   }
   linkTrees(byId);
-  return { byId, byRoot, inventories, traits: traits ?? read.traitsOfTrees(db, roots), summaries: new Map() };
+  return { byId, byRoot, inventories, traits: read.traitsOfTrees(db, roots), summaries: new Map() };
 }
