@@ -8,6 +8,7 @@
 // Knobs: BENCH_SIZES=1000,10000  BENCH_REPEAT=20  BENCH_PLACEMENT=0 (skip Placement)  BENCH_PLACEMENT_REPEAT=5
 //        BENCH_GATEWAY=0 (skip the gateway sync)  BENCH_INPROCESS=0 (skip the in-process table)  BENCH_THROUGHPUT=0  BENCH_LOAD=0
 //        BENCH_CANDIDATES=0 (skip the candidate tags, e.g. to time capacity alone)  BENCH_CAPACITY=0
+//        BENCH_REFRESH=0 (skip capacity right after refreshes by another connection)
 // Medians and p95 (nearest rank) are over all runs of a tag's queries.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +19,7 @@ import { createServer, type Server } from '../src/server.js';
 import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
 import { HttpClient, placementInstalled, startOurs, startPlacement, type Service } from './services.js';
 import { throughputTable } from './http.js';
-import { capacityBench } from './capacity.js';
+import { capacityBench, refreshBench } from './capacity.js';
 import { runLoad } from './load.js';
 import { scenarioText } from './generate.js';
 import { gatewayBench } from './gateway.js';
@@ -362,6 +363,7 @@ if (process.env.BENCH_CAPACITY !== '0') {
     importSnapshot(db, JSON.parse(readFileSync(scenarioFile(size), 'utf8')));
     db.close();
     await capacityBench(dbFile, size);
+    if (process.env.BENCH_REFRESH !== '0') await refreshBench(dbFile, size);
     rmSync(dir, { recursive: true, force: true });
   }
 }
