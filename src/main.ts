@@ -25,6 +25,8 @@ Usage:
                                   serve GraphQL and GraphiQL; --demo loads the demo cloud into an empty database;
                                   any address but loopback needs bearer tokens (--tokens FILE or PLACEMENT_TOKENS)
                                   [--metrics-open]: serve /metrics without a token when tokens are configured
+                                  [--cors-origin ORIGIN,...]: let pages of those sites (scheme://host[:port]) call Placement's
+                                  API under /placement (or PLACEMENT_CORS_ALLOWED_ORIGIN)
                                   [--workers N]: N processes on one port (default: one per core; gateway mode is one process)
                                   [--max-connections N] [--max-connections-per-address N] [--max-streams N] [--max-streams-per-address N]:
                                   caps on open connections and subscription streams (defaults 1000, 100, 500, 20)
@@ -132,6 +134,7 @@ async function main(argv: string[]): Promise<number> {
       'dry-run': { type: 'boolean' },
       json: { type: 'boolean' },
       'metrics-open': { type: 'boolean' },
+      'cors-origin': { type: 'string' },
       replace: { type: 'boolean' },
       workers: { type: 'string' },
       'max-connections': { type: 'string' },
@@ -158,6 +161,13 @@ async function main(argv: string[]): Promise<number> {
       if (access.tokens.size === 0 && !isLoopback(host)) {
         console.error(`Refusing to serve on ${host} without access control: no bearer tokens are configured.\n${HOW_TO_CONFIGURE_TOKENS}`);
         return 1;
+      }
+      const corsOrigins = (values['cors-origin'] ?? process.env.PLACEMENT_CORS_ALLOWED_ORIGIN ?? '')
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean);
+      for (const origin of corsOrigins) {
+        if (!/^https?:\/\/[^/?#\s]+$/.test(origin)) throw new UsageError(`--cors-origin takes origins (scheme://host[:port], no path), not '${origin}'`);
       }
       const validators = configureOperatorValidators(values['extra-specs'] ?? process.env.PLACEMENT_EXTRA_SPECS_FILE);
       if (validators.message) (validators.ok ? console.log : console.error)(validators.message);
@@ -210,7 +220,7 @@ async function main(argv: string[]): Promise<number> {
         });
         gateway.start();
       }
-      const yoga = createServer({ db, gateway, access, limits: caps, metricsOpen: values['metrics-open'], processMetrics: true, graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
+      const yoga = createServer({ db, gateway, access, corsOrigins, limits: caps, metricsOpen: values['metrics-open'], processMetrics: true, graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
       if (isWorker()) yoga.metrics.acrossWorkers(metricsAcrossWorkers(yoga.metrics.registry));
       const node = createNodeServer(yoga);
       const { http } = node;

@@ -18,6 +18,8 @@ import { useHealth } from './server/health.js';
 import type { Gateway } from './upstream/gateway.js';
 import { localWrites } from './writes/local.js';
 import { gatewayWrites } from './mirror/gateway.writes.js';
+import { createPlacementApi, type PlacementApi } from './rest/api.js';
+import { corsPolicy } from './rest/cors.js';
 
 export interface ServerOptions {
   db: Db;
@@ -36,6 +38,8 @@ export interface ServerOptions {
   graphiqlQuery?: string;
   /** Gateway mode: the live Placement mirrored into the database and written through to. */
   gateway?: Gateway | null;
+  /** Origins of other sites whose pages may call Placement's API under /placement (scheme://host[:port]). */
+  corsOrigins?: readonly string[];
 }
 
 export type Server = YogaServerInstance<{}, Context> & {
@@ -43,6 +47,8 @@ export type Server = YogaServerInstance<{}, Context> & {
   limits: Limits;
   /** Ends every open subscription stream with a last SERVER_STOPPING result (for a graceful stop). */
   stopStreams(): void;
+  /** Placement's REST API, answered under /placement before GraphQL. */
+  placementApi: PlacementApi;
 };
 
 export function createServer(options: ServerOptions): Server {
@@ -83,5 +89,17 @@ export function createServer(options: ServerOptions): Server {
       useAnswerJson({ ...CANDIDATE_ANSWER_JSON, enableIf: selectsCandidates }),
     ],
   });
-  return Object.assign(yoga, { metrics, limits, stopStreams: () => stopping.abort() });
+  const log = options.log ?? null;
+  const placementApi = createPlacementApi({
+    db: options.db,
+    writes,
+    tokens: access.tokens,
+    cors: corsPolicy(options.corsOrigins ?? []),
+    maxBodyBytes: limits.maxBodyBytes,
+    observe: (route, status, seconds) => {
+      metrics.observe(`REST ${route}`, 'rest', seconds, status >= 500);
+      log?.({ level: status >= 500 ? 'error' : 'info', operation: `REST ${route}`, type: 'rest', status, durationMs: Math.round(seconds * 1e4) / 10 });
+    },
+  });
+  return Object.assign(yoga, { metrics, limits, stopStreams: () => stopping.abort(), placementApi });
 }

@@ -9,6 +9,7 @@ import { cycles, readImportGraph } from './import-graph.js';
 
 /** The layers above the domain, by file name; every other file of src/ is domain code. */
 const LAYERS: Record<string, RegExp[]> = {
+  rest: [/^src\/rest\//],
   graphql: [/^src\/(builder|schema|context|loaders)\.ts$/, /\.graphql\.ts$/, /\.loaders\.ts$/, /^src\/modules\/index\.ts$/, /^src\/modules\/common\/(connection|mutation|query-error)\.ts$/],
   server: [/^src\/server\.ts$/, /^src\/server\//],
   cli: [/^src\/(main|commands|command)\.ts$/, /\.command\.ts$/, /^src\/cli\//],
@@ -30,6 +31,17 @@ describe('import rules', () => {
 
   it('has no import cycle among the files of src/', () => {
     expect(cycles(graph.files)).toEqual([]);
+  });
+
+  it("keeps Placement's REST API beside GraphQL: it calls the domain, never GraphQL, the server or the command line", () => {
+    expect(layerOf('src/rest/api.ts')).toBe('rest');
+    const breaches: string[] = [];
+    for (const [file, targets] of graph.files) {
+      if (layerOf(file) !== 'rest') continue;
+      for (const target of targets) if (!['rest', 'domain'].includes(layerOf(target))) breaches.push(`${file} imports ${target} (${layerOf(target)} layer)`);
+      for (const name of graph.packages.get(file) ?? []) if (GRAPHQL_PACKAGES.test(name)) breaches.push(`${file} imports ${name}`);
+    }
+    expect(breaches).toEqual([]);
   });
 
   it('keeps GraphQL, Pothos, the server and the command line out of domain code', () => {

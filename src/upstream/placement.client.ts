@@ -61,9 +61,12 @@ export class PlacementClient {
     return { max, microversion: this.microversion };
   }
 
-  /** One call; the JSON answer, or null for 204. Throws UpstreamError or UpstreamUnreachable. */
-  async call<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await this.send(method, path, body);
+  /**
+   * One call; the JSON answer, or null for 204. Throws UpstreamError or UpstreamUnreachable. A write
+   * made for a client of an older microversion is sent at that one, so Placement applies its rules.
+   */
+  async call<T = any>(method: string, path: string, body?: unknown, microversion = this.microversion): Promise<T> {
+    const res = await this.send(method, path, body, microversion);
     if (res.status >= 200 && res.status < 300) return (res.body.length ? JSON.parse(res.body.toString('utf8')) : null) as T;
     const { code, detail } = placementError(res);
     throw new UpstreamError(res.status, code, detail, method, path);
@@ -73,11 +76,11 @@ export class PlacementClient {
     this.http.close();
   }
 
-  private async send(method: string, path: string, body: unknown): Promise<HttpResponse> {
+  private async send(method: string, path: string, body: unknown, microversion: string): Promise<HttpResponse> {
     const base = await this.session.endpoint('placement');
     if (!base) throw new UpstreamUnreachable((await this.session.missingEndpoint?.('placement')) ?? 'the service catalog has no placement endpoint');
     return this.discipline.send(
-      (token) => ({ method, url: base + path, body, headers: { 'x-auth-token': token, 'openstack-api-version': `placement ${this.microversion}` } }),
+      (token) => ({ method, url: base + path, body, headers: { 'x-auth-token': token, 'openstack-api-version': `placement ${microversion}` } }),
       (status) => this.count(status),
       (code) => `Placement at ${base} is unreachable: ${code}`,
     );

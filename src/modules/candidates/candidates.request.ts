@@ -1,9 +1,10 @@
 // The normalized search request (Placement's RequestGroup / RequestWideParams), and the
 // structured GraphQL input checked and turned into it with Placement's 1.39 rules and messages.
-import { codePointOrder, pyCollapseSpaces, pyList, pyRepr } from '../../rules/python.js';
+import { codePointOrder, pyList, pyRepr } from '../../rules/python.js';
+import { LATEST_MINOR } from '../../rules/microversion.js';
+import { reject } from '../common/query-string.js';
 import type { CandidatesRequestInput } from './candidates.types.js';
 
-export const LATEST_MINOR = 39;
 
 export interface SearchGroup {
   /** "" = the unsuffixed group (resources may come from several providers of a tree and sharing providers). */
@@ -30,25 +31,6 @@ export interface SearchRequest {
   /** The Placement microversion 1.<minor> whose semantics apply. */
   minor: number;
 }
-
-/**
- * A request Placement refuses: HTTP status and its message (whitespace collapsed, as Placement's JSON
- * error shows it). Thrown, but not an Error: a refusal is an answer, and a stack trace would only cost.
- */
-export class RequestRejected {
-  readonly message: string;
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    // Collapsed as Python's str.split() does (the whitespace of str.isspace(), not JS's \s).
-    this.message = pyCollapseSpaces(message);
-  }
-}
-
-export const reject = (message: string, status = 400): never => {
-  throw new RequestRejected(status, message);
-};
 
 /** Placement's checks on a parsed request that do not need the database (lib.RequestGroup.dict_from_request). */
 export function checkGroups(request: SearchRequest) {

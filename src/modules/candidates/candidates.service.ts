@@ -5,7 +5,8 @@ import { RequestRefused } from '../common/errors.js';
 import { UnknownProvider, explain } from './candidates.explain.js';
 import type { CandidatesExplanation } from './candidates.explain.types.js';
 import { parseMicroversion, readPlacementQuery } from './candidates.query-string.js';
-import { RequestRejected, fromInput, type SearchRequest } from './candidates.request.js';
+import { RequestRejected } from '../common/query-string.js';
+import { fromInput, type SearchRequest } from './candidates.request.js';
 import { DEFAULT_MAX_CANDIDATES, search } from './candidates.search.js';
 import type { CandidatesOptions, CandidatesOutcome, CandidatesRequestInput, RequestFailure } from './candidates.types.js';
 

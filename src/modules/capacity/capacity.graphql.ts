@@ -6,7 +6,7 @@ import type { Context } from '../../context.js';
 import { QueryError } from '../common/query-error.js';
 import { AllocationRequestRef } from '../candidates/candidates.graphql.js';
 import { CandidatesRequestInputRef } from '../candidates/candidates.inputs.graphql.js';
-import { RequestRejected } from '../candidates/candidates.request.js';
+import { RequestRejected } from '../common/query-string.js';
 import type { CandidatesRequestInput } from '../candidates/candidates.types.js';
 import { FlavorRef } from '../flavors/flavors.graphql.js';
 import { STRANDED_REASONS, headroom, type HeadroomResult, type StrandedClass, type StrandedPart, type StrandedReason } from './capacity.headroom.js';

@@ -3,7 +3,7 @@
 // by another connection), so repeated scrapes of unchanged data cost nothing.
 import type { Db } from '../../db/client.js';
 import { keptPerDatabase } from '../../db/changes.js';
-import { RequestRejected } from '../candidates/candidates.request.js';
+import { RequestRejected } from '../common/query-string.js';
 import { headroom } from './capacity.headroom.js';
 import { capacityRollup, flavorNames, flavorRequest, type CapacityResource } from './capacity.service.js';
 

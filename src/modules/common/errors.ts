@@ -5,6 +5,8 @@
 export interface Issue {
   path: string;
   message: string;
+  /** Placement's own words for this problem, where its REST API names it (the reason of its 400). */
+  placement?: string;
 }
 
 export abstract class DomainError extends Error {

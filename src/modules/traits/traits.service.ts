@@ -4,7 +4,7 @@ import { all, get, list, run } from '../../db/sql.js';
 import { isStandardTrait } from '../../catalog/index.js';
 import { customNameProblem } from '../../rules/names.js';
 import { InUse, InvalidInput, NotFound } from '../common/errors.js';
-import { bumpGeneration, requireProvider, type ProviderRow } from '../providers/providers.service.js';
+import { assertGeneration, bumpGeneration, requireProvider, type ProviderRow } from '../providers/providers.service.js';
 
 export interface TraitRow {
   id: number;
@@ -81,25 +81,43 @@ export interface SetProviderTraitsInput {
   traits: string[];
 }
 
-/** Replaces the traits of a provider (Placement's PUT .../traits): every trait must exist. */
+/**
+ * Replaces the traits of a provider (Placement's PUT .../traits): the generation first, then every
+ * trait must exist. As in Placement, the generation moves only when the set of traits changes.
+ */
 export function setProviderTraits(db: Db, input: SetProviderTraitsInput): ProviderRow {
   const provider = requireProvider(db, input.providerUuid, 'providerUuid');
+  assertGeneration(provider, input.generation);
   const ids = traitIdsOrIssues(db, input.traits, 'traits');
-  bumpGeneration(db, provider, input.generation);
-  writeProviderTraits(db, provider.id, ids);
+  if (writeProviderTraits(db, provider.id, ids)) bumpGeneration(db, provider, provider.generation);
   return provider;
 }
 
-/** Trait ids for names; unknown names are listed as issues under `path`. */
+/** Removes every trait of a provider (Placement's DELETE .../traits, which takes no generation). */
+export function deleteProviderTraits(db: Db, providerUuid: string): ProviderRow {
+  const provider = requireProvider(db, providerUuid, 'providerUuid');
+  if (writeProviderTraits(db, provider.id, [])) bumpGeneration(db, provider, provider.generation);
+  return provider;
+}
+
+/** Trait ids for names; unknown names are listed as issues under `path` (and all of them, as Placement names them). */
 export function traitIdsOrIssues(db: Db, names: readonly string[], path: string): number[] {
   const rows = all<{ id: number; name: string }>(db, 'SELECT id, name FROM traits WHERE name IN (SELECT value FROM json_each(?))', list(names));
   const byName = new Map(rows.map((r) => [r.name, r.id]));
-  const issues = names.flatMap((name, n) => (byName.has(name) ? [] : [{ path: `${path}.${n}`, message: `No such trait: ${name}` }]));
+  const unknown = [...new Set(names.filter((name) => !byName.has(name)))];
+  const issues = names.flatMap((name, n) => (byName.has(name) ? [] : [{ path: `${path}.${n}`, message: `No such trait: ${name}`, placement: `No such trait ${unknown.join(', ')}` }]));
   if (issues.length) throw new InvalidInput(issues);
   return [...new Set(names.map((n) => byName.get(n)!))];
 }
 
-export function writeProviderTraits(db: Db, providerId: number, traitIds: readonly number[]) {
-  run(db, 'DELETE FROM provider_traits WHERE resource_provider_id = ? AND trait_id NOT IN (SELECT value FROM json_each(?))', providerId, list(traitIds));
-  run(db, 'INSERT OR IGNORE INTO provider_traits (resource_provider_id, trait_id) SELECT ?, value FROM json_each(?)', providerId, list(traitIds));
+/** Makes a provider's traits these; whether anything changed. */
+export function writeProviderTraits(db: Db, providerId: number, traitIds: readonly number[]): boolean {
+  const removed = run(db, 'DELETE FROM provider_traits WHERE resource_provider_id = ? AND trait_id NOT IN (SELECT value FROM json_each(?))', providerId, list(traitIds)).changes;
+  const added = run(db, 'INSERT OR IGNORE INTO provider_traits (resource_provider_id, trait_id) SELECT ?, value FROM json_each(?)', providerId, list(traitIds)).changes;
+  return removed + added > 0;
+}
+
+/** The traits of a provider, by name (Placement's GET .../traits). */
+export function traitsOfProvider(db: Db, providerId: number): string[] {
+  return all<{ name: string }>(db, 'SELECT t.name FROM provider_traits pt JOIN traits t ON t.id = pt.trait_id WHERE pt.resource_provider_id = ? ORDER BY t.name', providerId).map((r) => r.name);
 }
