@@ -78,29 +78,29 @@ export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
     const pathname = queryAt < 0 ? url : url.slice(0, queryAt);
     const path = pathInfo(pathname);
     const headers = request.headers;
-    const accept = headers.accept === undefined || headers.accept === '*/*' ? 'application/json' : headers.accept;
+    const accept = !headers.accept || headers.accept === '*/*' ? 'application/json' : headers.accept;
     const environ: ErrorEnviron = { method: request.method!, accept, contentType: headers['content-type'] ?? 'None', minor: null, requestId: `req-${randomUUID()}` };
     let route = 'unrouted';
     const origin = options.cors?.allows(headers.origin) ? headers.origin! : null;
 
     const send = (status: number, contentType: string | null, body: string, more: [string, string][] = []) => {
-      const out: [string, string][] = [];
-      const bytes = request.method === 'HEAD' ? '' : body;
+      let out: [string, string][] = [];
+      let bytes = request.method === 'HEAD' ? '' : body;
       out.push(['content-length', String(Buffer.byteLength(bytes))]);
       if (contentType) out.push(['content-type', contentType]);
       out.push(...more, ['x-openstack-request-id', environ.requestId]);
-      let final = out;
       if (options.cors && request.method === 'OPTIONS') {
         // Placement's CORS middleware answers every OPTIONS itself: a failure of the API becomes an
         // empty 200, with the preflight's headers for an allowed origin.
         if (status < 200 || status >= 300) {
           status = 200;
-          final = [['content-length', '0'], ['x-openstack-request-id', environ.requestId]];
+          bytes = '';
+          out = [['content-length', '0'], ['x-openstack-request-id', environ.requestId]];
         }
-        if (origin) final.push(...preflightHeaders(origin, headers));
-      } else if (origin) final = withCorsHeaders(origin, final);
-      response.writeHead(status, final.flat());
-      response.end(request.method === 'HEAD' ? undefined : bytes);
+        if (origin) out.push(...preflightHeaders(origin, headers));
+      } else if (origin) out = withCorsHeaders(origin, out);
+      response.writeHead(status, out.flat());
+      response.end(bytes);
       options.observe?.(route, status, (performance.now() - started) / 1000);
     };
 
@@ -164,7 +164,10 @@ export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
           return fail(new PlacementError(500, 'The server failed to answer this request; its log says why.', { outsideHandler: true }), true);
         }
         const more: [string, string][] = [];
-        if (answer.lastModified && version.minor >= 15) more.push(['last-modified', answer.lastModified.toUTCString()], ['cache-control', 'no-cache']);
+        if (version.minor >= 15) {
+          if (answer.lastModified) more.push(['last-modified', answer.lastModified.toUTCString()]);
+          if (answer.lastModified || answer.noCache) more.push(['cache-control', 'no-cache']);
+        }
         if (answer.location) more.push(['location', `http://${headers.host ?? 'localhost'}${PLACEMENT_PREFIX}${answer.location}`]);
         more.push([VERSION_HEADER, `placement 1.${version.minor}`], ['vary', VERSION_HEADER]);
         send(answer.status, answer.body === undefined ? null : 'application/json', answer.body ?? '', more);
