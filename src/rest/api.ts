@@ -10,6 +10,7 @@ import type { Role } from '../modules/common/caller.js';
 import { negotiateVersion } from '../rules/microversion.js';
 import { pyInt } from '../rules/python.js';
 import type { Writes } from '../writes/operations.js';
+import { DomainError, UpstreamUnavailable } from '../modules/common/errors.js';
 import { preflightHeaders, withCorsHeaders, type CorsPolicy } from './cors.js';
 import { errorBody, PlacementError, unauthorizedBody, type ErrorEnviron } from './errors.js';
 import { RestRequest, type Answer } from './request.js';
@@ -69,8 +70,29 @@ function pathInfo(pathname: string): string {
   return path.replace(/\/{2,}/g, '/');
 }
 
+/**
+ * The write port as the handlers use it: in gateway mode a refusal of the live Placement is answered
+ * as Placement answered it (its status, code and text), and Placement out of reach is a 503.
+ */
+function asPlacementAnswers(writes: Writes): Writes {
+  const wrapped: Record<string, (input: never) => Promise<unknown>> = {};
+  for (const [name, write] of Object.entries(writes) as [string, (input: never) => Promise<unknown>][]) {
+    wrapped[name] = async (input) => {
+      try {
+        return await write(input);
+      } catch (error) {
+        if (error instanceof DomainError && error.upstream) throw new PlacementError(error.upstream.status, error.upstream.text, { code: error.code });
+        if (error instanceof UpstreamUnavailable) throw new PlacementError(503, error.message);
+        throw error;
+      }
+    };
+  }
+  return wrapped as unknown as Writes;
+}
+
 export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
   const open = options.tokens.size === 0;
+  const writes = asPlacementAnswers(options.writes);
   return (request, response) => {
     const started = performance.now();
     const url = request.url!;
@@ -152,7 +174,7 @@ export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
       async (body) => {
         if (body === null) return fail(new PlacementError(413, `The request body is larger than ${options.maxBodyBytes} bytes.`), true);
         const query = queryAt < 0 ? '' : url.slice(queryAt + 1);
-        const rest = new RestRequest(options.db, options.writes, request.method!, path, query, accept, headers['content-type'], body, version.minor, role, matched.params);
+        const rest = new RestRequest(options.db, writes, request.method!, path, query, accept, headers['content-type'], body, version.minor, role, matched.params);
         let answer: Answer;
         try {
           answer = await matched.handler!(rest);

@@ -13,6 +13,8 @@ export abstract class DomainError extends Error {
   abstract readonly typename: string;
   /** Placement's error code for the same failure. */
   code = 'placement.undefined_code';
+  /** The refusal of a live Placement this one stands for (gateway mode): its status and its own text. */
+  upstream?: { status: number; text: string };
 }
 
 export class NotFound extends DomainError {
