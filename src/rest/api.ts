@@ -172,7 +172,12 @@ export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
 
     readBody(request, options.maxBodyBytes).then(
       async (body) => {
-        if (body === null) return fail(new PlacementError(413, `The request body is larger than ${options.maxBodyBytes} bytes.`), true);
+        if (body === null) {
+          // The rest of the body is never read: the connection closes after the answer.
+          response.shouldKeepAlive = false;
+          response.once('finish', () => request.destroy());
+          return fail(new PlacementError(413, `The request body is larger than ${options.maxBodyBytes} bytes.`), true);
+        }
         const query = queryAt < 0 ? '' : url.slice(queryAt + 1);
         const rest = new RestRequest(options.db, writes, request.method!, path, query, accept, headers['content-type'], body, version.minor, role, matched.params);
         let answer: Answer;
