@@ -100,6 +100,8 @@ export function createServer(options: ServerOptions): Server {
       metrics.observe(`REST ${route}`, 'rest', seconds, status >= 500);
       log?.({ level: status >= 500 ? 'error' : 'info', operation: `REST ${route}`, type: 'rest', status, durationMs: Math.round(seconds * 1e4) / 10 });
     },
+    // As yoga reports an unexpected error of GraphQL: in the log, never in the answer.
+    failed: (route, error) => (log ? log({ level: 'error', operation: `REST ${route}`, type: 'rest', error: String(error) }) : console.error(`REST ${route}:`, error)),
   });
   return Object.assign(yoga, { metrics, limits, stopStreams: () => stopping.abort(), placementApi });
 }

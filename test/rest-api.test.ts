@@ -141,6 +141,23 @@ describe('the server’s tokens in X-Auth-Token', () => {
   });
 });
 
+describe('an unexpected failure', () => {
+  it('is a 500 that shows no internals, and is logged', async () => {
+    const logged: Record<string, unknown>[] = [];
+    const { port, db } = await start({ log: (entry) => logged.push(entry) });
+    db.close();
+    const answer = await call(port, 'GET', `/placement/resource_providers/${COMPUTE_01}`, { 'x-auth-token': 'admin' });
+    expect(answer.status).toBe(500);
+    expect(answer.json().errors[0]).toMatchObject({
+      status: 500,
+      title: 'Internal Server Error',
+      detail: 'The server has either erred or is incapable of performing the requested operation.\n\n The server failed to answer this request; its log says why.  ',
+    });
+    expect(answer.text).not.toMatch(/database|sqlite|TypeError|at /i);
+    expect(logged).toContainEqual(expect.objectContaining({ level: 'error', operation: 'REST GET /resource_providers/{uuid}', error: expect.stringContaining('database') }));
+  });
+});
+
 describe('requests Node’s parser refuses, and bodies past the limit', () => {
   it('a Content-Length that is no number under /placement gets Placement’s 400; elsewhere Node’s', async () => {
     const { port } = await start();

@@ -38,6 +38,8 @@ export interface PlacementApiOptions {
   maxBodyBytes: number;
   /** Told of each request answered: the route's template ("GET /resource_providers/{uuid}"), the status, the time taken. */
   observe?: (route: string, status: number, seconds: number) => void;
+  /** Told of an unexpected failure, which the client sees as a 500 without its details. */
+  failed?: (route: string, error: unknown) => void;
 }
 
 export type PlacementApi = (request: IncomingMessage, response: ServerResponse) => void;
@@ -191,6 +193,7 @@ export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
             if (error.status === 415) environ.contentType = headers['content-type'] || 'None';
             return fail(error, true);
           }
+          options.failed?.(route, error);
           return fail(new PlacementError(500, 'The server failed to answer this request; its log says why.', { outsideHandler: true }), true);
         }
         const more: [string, string][] = [];
