@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../src/db/client.js';
-import { Gateway } from '../src/upstream/gateway.js';
+import { Gateway } from '../src/mirror/gateway.js';
 import { PlacementClient } from '../src/upstream/placement.client.js';
 import { fixedTokenSession } from '../src/upstream/session.js';
 import { startPlacement } from './services.js';

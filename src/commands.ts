@@ -9,7 +9,7 @@ const commands: Record<string, () => Promise<Command>> = {
   'apply-config': async () => (await import('./modules/provider-config/provider-config.command.js')).applyConfigCommand,
   backup: async () => (await import('./db/backup.command.js')).backupCommand(false),
   restore: async () => (await import('./db/backup.command.js')).backupCommand(true),
-  sync: async () => (await import('./upstream/sync.command.js')).syncCommand,
+  sync: async () => (await import('./mirror/sync.command.js')).syncCommand,
   audit: async () => (await import('./modules/audit/audit.command.js')).auditCommand,
   docs: async () => (await import('./modules/flavors/docs.command.js')).docsCommand,
 };

@@ -1,21 +1,24 @@
 // The placement-gql command line: the usage text, serve, and the dispatch of every other command
 // (commands.ts; osc-placement's read commands in src/cli/).
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, DEFAULT_DB_FILE } from './db/client.js';
 import { createServer } from './server.js';
 import { createNodeServer, type NodeServer } from './server/http.js';
 import { AccessConfigError, HOW_TO_CONFIGURE_TOKENS, isLoopback, loadAccessConfig } from './server/access.js';
+import { loopbackHosts, normalOrigin } from './server/browsers.js';
 import { jsonLogger } from './server/plugins.js';
 import { importSnapshot, isEmpty } from './modules/snapshot/snapshot.service.js';
 import { UsageError } from './command.js';
 import { configureOperatorValidators } from './catalog/extra-specs-operators.js';
 import { OSC_COMMANDS } from './cli/osc-names.js';
-import { UPSTREAM_FLAGS, UpstreamConfigError, upstreamConcurrency, upstreamSession } from './upstream/options.js';
+import { gatewayOptions, UPSTREAM_FLAGS, UpstreamConfigError, upstreamSession } from './mirror/gateway.options.js';
 import { UPSTREAM_USAGE } from './upstream/clouds.js';
-import { Gateway } from './upstream/gateway.js';
-import { explainFailure } from './upstream/failure.js';
+import { Gateway } from './mirror/gateway.js';
+import { reasonLine } from './mirror/skipped.store.js';
+import { DatabaseRefused, explainFailure, isExplained } from './upstream/failure.js';
 import { defaultWorkers, isWorker, metricsAcrossWorkers, runPrimary } from './server/workers.js';
 
 const USAGE = `placement-gql: a GraphQL gateway over the OpenStack Placement domain
@@ -25,8 +28,11 @@ Usage:
                                   serve GraphQL and GraphiQL; --demo loads the demo cloud into an empty database;
                                   any address but loopback needs bearer tokens (--tokens FILE or PLACEMENT_TOKENS)
                                   [--metrics-open]: serve /metrics without a token when tokens are configured
-                                  [--cors-origin ORIGIN,...]: let pages of those sites (scheme://host[:port]) call Placement's
-                                  API under /placement (or PLACEMENT_CORS_ALLOWED_ORIGIN)
+                                  [--cors-origin ORIGIN,...]: let pages of those sites (scheme://host[:port]) call this server, GraphQL
+                                  and Placement's API under /placement (or PLACEMENT_CORS_ALLOWED_ORIGIN); by default only this
+                                  server's own pages may (no credentials are ever allowed to other sites)
+                                  [--allowed-host NAME,...]: on loopback, names besides localhost, 127.0.0.1 and [::1] that the
+                                  Host header may carry (NAME or NAME:PORT; others are refused against DNS rebinding)
                                   [--workers N]: N processes on one port (default: one per core; gateway mode is one process)
                                   [--max-connections N] [--max-connections-per-address N] [--max-streams N] [--max-streams-per-address N]:
                                   caps on open connections and subscription streams (defaults 1000, 100, 500, 20)
@@ -92,6 +98,10 @@ query Dashboard {
 }
 `;
 
+function badFlag(flag: string, text: string, expected: string): never {
+  throw new UsageError(`${flag} must be ${expected}, not '${text}'`);
+}
+
 /** One command's part of USAGE (its lines and their continuations), for `placement-gql COMMAND --help`. */
 function commandUsage(command: string): string | null {
   const lines = USAGE.split('\n');
@@ -135,6 +145,7 @@ async function main(argv: string[]): Promise<number> {
       json: { type: 'boolean' },
       'metrics-open': { type: 'boolean' },
       'cors-origin': { type: 'string' },
+      'allowed-host': { type: 'string' },
       replace: { type: 'boolean' },
       workers: { type: 'string' },
       'max-connections': { type: 'string' },
@@ -157,17 +168,14 @@ async function main(argv: string[]): Promise<number> {
       const portText = values.port ?? process.env.PORT ?? '4000';
       const port = Number(portText);
       if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, not '${portText}'`);
-      const access = loadAccessConfig(values.tokens ?? process.env.PLACEMENT_TOKENS_FILE, process.env.PLACEMENT_TOKENS);
+      // Workers read the same configuration: the primary alone warns.
+      const access = loadAccessConfig(values.tokens ?? process.env.PLACEMENT_TOKENS_FILE, process.env.PLACEMENT_TOKENS, isWorker() ? () => {} : undefined);
+      const list = (text: string | undefined) => (text ?? '').split(',').filter(Boolean);
+      const corsOrigins = list(values['cors-origin'] ?? process.env.PLACEMENT_CORS_ALLOWED_ORIGIN).map((text) => normalOrigin(text) ?? badFlag('--cors-origin', text, 'an origin: scheme://host[:port], no path'));
+      const extraHosts = list(values['allowed-host']).map((text) => (/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i.test(text) ? text : badFlag('--allowed-host', text, 'a host name, NAME or NAME:PORT')));
       if (access.tokens.size === 0 && !isLoopback(host)) {
         console.error(`Refusing to serve on ${host} without access control: no bearer tokens are configured.\n${HOW_TO_CONFIGURE_TOKENS}`);
         return 1;
-      }
-      const corsOrigins = (values['cors-origin'] ?? process.env.PLACEMENT_CORS_ALLOWED_ORIGIN ?? '')
-        .split(',')
-        .map((o) => o.trim())
-        .filter(Boolean);
-      for (const origin of corsOrigins) {
-        if (!/^https?:\/\/[^/?#\s]+$/.test(origin)) throw new UsageError(`--cors-origin takes origins (scheme://host[:port], no path), not '${origin}'`);
       }
       const validators = configureOperatorValidators(values['extra-specs'] ?? process.env.PLACEMENT_EXTRA_SPECS_FILE);
       if (validators.message) (validators.ok ? console.log : console.error)(validators.message);
@@ -188,6 +196,8 @@ async function main(argv: string[]): Promise<number> {
       const intervalText = String(values['sync-interval'] ?? '15');
       const interval = Number(intervalText);
       if (session && (!/^\d+(\.\d+)?$/.test(intervalText) || interval < 1)) throw new UsageError(`--sync-interval must be a number of seconds, at least 1, not '${intervalText}'`);
+      if (session && values.demo) throw new UsageError('--demo loads the demo cloud into a standalone database; in gateway mode the database is the mirror of the upstream');
+      const upstreamOptions = session ? gatewayOptions(values) : null;
       const db = openDatabase(dbFile);
       if (values.demo && isEmpty(db)) {
         const summary = importSnapshot(db, JSON.parse(readFileSync(DEMO_CLOUD, 'utf8')));
@@ -204,27 +214,61 @@ async function main(argv: string[]): Promise<number> {
         });
       }
       let gateway: Gateway | null = null;
+      let reportedSkips = 0;
       if (session) {
         gateway = new Gateway(db, session, {
+          ...upstreamOptions,
           interval,
-          concurrency: upstreamConcurrency(values),
           onSync: ({ seconds, changes, error }) => {
             if (values.quiet) return;
-            if (error) console.error(`Refresh from ${session.describe()} failed after ${seconds.toFixed(1)} s; serving the mirror as it was: ${explainFailure(error) ?? error.message}`);
+            if (error) {
+              console.error(`Refresh from ${session.describe()} failed after ${seconds.toFixed(1)} s; serving the mirror as it was: ${explainFailure(error)}`);
+              // A fault of the gateway itself: its details for whoever reads the log (no secret is in them).
+              if (!isExplained(error)) console.error(error);
+            }
             else if (changes && (changes.added || changes.removed || changes.detailed || changes.allocationsRewritten))
               console.log(`Refreshed from Placement in ${seconds.toFixed(1)} s: ${changes.providers} providers, ${changes.added} added, ${changes.removed} removed, ${changes.detailed} changed, allocations changed on ${changes.allocationsRewritten}.`);
             for (const [service, c] of Object.entries(changes?.services ?? {})) {
               if (c.added || c.updated || c.removed) console.log(`Refreshed ${service}: ${c.added} added, ${c.updated} changed, ${c.removed} removed${c.skipped ? `, ${c.skipped} skipped` : ''}.`);
             }
+            const skipped = changes && gateway!.status().skipped;
+            if (skipped && skipped.count !== reportedSkips) {
+              reportedSkips = skipped.count;
+              if (skipped.count === 0) console.log('Every record of the upstream answers is mirrored again.');
+              else console.error(`${skipped.count} record${skipped.count === 1 ? '' : 's'} of the upstream answers ${skipped.count === 1 ? 'is' : 'are'} not mirrored (upstream { skipped { records } } lists them): ${skipped.reasons.map(reasonLine).join('; ')}`);
+            }
           },
         });
+        // A database that is not this upstream's mirror is refused before anything is served or read
+        // into it; when the upstream cannot say where Placement is yet, that is checked before the first write.
+        const claimed = await Promise.race([gateway.claim().then(() => null, (error: unknown) => error), new Promise((resolve) => setTimeout(resolve, 10_000, null).unref())]);
+        if (claimed instanceof DatabaseRefused) {
+          console.error(`placement-gql: ${claimed.message}`);
+          gateway.stop();
+          db.close();
+          return 1;
+        }
         gateway.start();
       }
-      const yoga = createServer({ db, gateway, access, corsOrigins, limits: caps, metricsOpen: values['metrics-open'], processMetrics: true, graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
+      // Filled once the port is bound (it may be chosen by the system): no request arrives before.
+      const allowedHosts = isLoopback(host) ? new Set<string>() : undefined;
+      const yoga = createServer({
+        db,
+        gateway,
+        access,
+        browsers: { allowedHosts, corsOrigins },
+        limits: caps,
+        metricsOpen: values['metrics-open'],
+        processMetrics: true,
+        history: {},
+        graphiqlQuery: EXAMPLE_QUERY,
+        log: values.quiet ? null : jsonLogger,
+      });
       if (isWorker()) yoga.metrics.acrossWorkers(metricsAcrossWorkers(yoga.metrics.registry));
       const node = createNodeServer(yoga);
       const { http } = node;
       await new Promise<void>((resolve) => http.listen(port, host, resolve));
+      for (const name of loopbackHosts(host, (http.address() as AddressInfo).port, extraHosts)) allowedHosts?.add(name);
       const shown = host.includes(':') ? `[${host}]` : host;
       if (isWorker()) {
         stopOnSignals(node, db, gateway, false);

@@ -1,5 +1,5 @@
 // Every error path an answer can take, with the server's production defaults (errors masked): none may
-// show an originalError, a stack, a file path or an internal name. Besides the paths named below, every
+// show an originalError, a stack, a file path or an internal name, and a client's mistake logs nothing. Besides the paths named below, every
 // query and mutation field of the schema is called with hostile arguments built from its types.
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,7 +16,7 @@ import {
   type GraphQLField,
   type GraphQLInputType,
 } from 'graphql';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
 import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
 import { createServer } from '../src/server.js';
@@ -81,6 +81,16 @@ const UUID = 'c0ffee00-0000-4000-8000-000000000001';
 
 describe.each(['in process', 'over HTTP'] as const)('error answers show nothing of the inside (%s)', (transport) => {
   const { send, gql } = setup({}, transport);
+  // A client's mistake is answered, not logged: only an unexpected failure inside logs (its stack, for the operator).
+  const logged: unknown[][] = [];
+  beforeEach(() => {
+    logged.length = 0;
+    for (const method of ['error', 'warn', 'info', 'log'] as const) vi.spyOn(console, method).mockImplementation((...args) => void logged.push(args));
+  });
+  afterEach((context) => {
+    vi.restoreAllMocks();
+    if (context.task.name !== 'an unexpected failure inside is masked') expect(logged, 'logged for a client mistake').toEqual([]);
+  });
 
   it('requests the server cannot read', async () => {
     expect((await send('invalid JSON', { method: 'POST', body: '{bad json' })).status).toBe(400);

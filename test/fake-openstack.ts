@@ -225,7 +225,8 @@ export interface GlanceImage {
   properties: Record<string, string>;
 }
 
-export async function fakeGlance(model: { images: GlanceImage[]; maxLimit?: number }, token = 'admin') {
+/** `nextLink` (Glance, Ironic): builds the `next` link from the next page's query instead, e.g. one to another host. */
+export async function fakeGlance(model: { images: GlanceImage[]; maxLimit?: number; nextLink?: (query: string) => string }, token = 'admin') {
   return serve(token, (url) => {
     if (url.pathname !== '/v2/images') return { status: 404, body: undefined };
     if (url.searchParams.get('visibility') !== 'all') return { status: 400, body: undefined };
@@ -270,7 +271,7 @@ export async function fakeGlance(model: { images: GlanceImage[]; maxLimit?: numb
     if (got.more) {
       const next = new URLSearchParams(url.searchParams);
       next.set('marker', got.items[got.items.length - 1].id);
-      body.next = `/v2/images?${next.toString()}`;
+      body.next = model.nextLink?.(next.toString()) ?? `/v2/images?${next.toString()}`;
     }
     return { status: 200, body };
   });
@@ -287,7 +288,7 @@ export interface IronicNode {
   instanceUuid: string | null;
 }
 
-export async function fakeIronic(model: { nodes: IronicNode[]; maxLimit?: number; ignoresFields?: boolean }, token = 'admin') {
+export async function fakeIronic(model: { nodes: IronicNode[]; maxLimit?: number; ignoresFields?: boolean; nextLink?: (query: string) => string }, token = 'admin') {
   let base = '';
   const server = await serve(token, (url, req) => {
     if (url.pathname !== '/v1/nodes') return { status: 404, body: { error_message: JSON.stringify({ faultstring: 'Not found', debuginfo: null }) } };
@@ -322,7 +323,7 @@ export async function fakeIronic(model: { nodes: IronicNode[]; maxLimit?: number
     if (got.more) {
       const next = new URLSearchParams(url.searchParams);
       next.set('marker', got.items[got.items.length - 1].uuid);
-      body.next = `${base}/v1/nodes?${next.toString()}`;
+      body.next = model.nextLink?.(next.toString()) ?? `${base}/v1/nodes?${next.toString()}`;
     }
     return { status: 200, body };
   });

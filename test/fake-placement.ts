@@ -57,6 +57,11 @@ export async function startFakePlacement(rec: Recording) {
     },
     /** Closes every connection after this many more requests (Placement killed mid-sync); null: never. */
     dieAfter: null as number | null,
+    /**
+     * Answers the requests it takes (returning true) itself, as a broken or hostile upstream would
+     * (slowly, hugely, not in JSON); the others are answered from the recording.
+     */
+    intercept: null as ((key: string, res: ServerResponse) => boolean) | null,
     setPhase(name: string) {
       const i = rec.phases.findIndex((p) => p.name === name);
       if (i < 0) throw new Error(`no recorded phase ${name}`);
@@ -85,6 +90,7 @@ export async function startFakePlacement(rec: Recording) {
     if (state.userTokens.has(String(req.headers['x-auth-token']))) return send(res, rec.forbidden);
     if (req.headers['x-auth-token'] !== state.validToken) return send(res, rec.unauthorized);
     if (req.headers['openstack-api-version'] !== 'placement 1.39' && req.url !== '/') return send(res, { status: 400, body: { errors: [{ detail: 'unexpected microversion' }] } });
+    if (state.intercept?.(key, res)) return;
     const current = rec.phases[phase];
     if (req.method === 'GET') return send(res, current.routes[key] ?? rec.not_found);
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : null;

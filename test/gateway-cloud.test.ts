@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { openDatabase } from '../src/db/client.js';
 import { createServer } from '../src/server.js';
-import { Gateway } from '../src/upstream/gateway.js';
+import { Gateway } from '../src/mirror/gateway.js';
 import { fixedTokenSession, withServiceUrls } from '../src/upstream/session.js';
 import { keystoneSession } from '../src/upstream/keystone.js';
 import { createServer as createHttpServer } from 'node:http';
@@ -55,10 +55,10 @@ const servers = (): NovaServer[] => [
 ];
 
 const images = (): GlanceImage[] => [
-  { id: 'i0000000-0000-4000-8000-000000000001', name: 'cirros', updatedAt: '2026-01-01T00:00:01Z', properties: { hw_disk_bus: 'virtio', os_distro: 'cirros' } },
-  { id: 'i0000000-0000-4000-8000-000000000002', name: 'avx', updatedAt: '2026-01-01T00:00:02Z', properties: { 'trait:HW_CPU_X86_AVX2': 'required' } },
-  { id: 'i0000000-0000-4000-8000-000000000003', name: 'gold-typo', updatedAt: '2026-01-01T00:00:03Z', properties: { 'trait:CUSTOM_GOLDD': 'required' } },
-  { id: 'i0000000-0000-4000-8000-000000000004', name: null, updatedAt: '2026-01-01T00:00:04Z', properties: {} },
+  { id: 'f0000000-0000-4000-8000-000000000001', name: 'cirros', updatedAt: '2026-01-01T00:00:01Z', properties: { hw_disk_bus: 'virtio', os_distro: 'cirros' } },
+  { id: 'f0000000-0000-4000-8000-000000000002', name: 'avx', updatedAt: '2026-01-01T00:00:02Z', properties: { 'trait:HW_CPU_X86_AVX2': 'required' } },
+  { id: 'f0000000-0000-4000-8000-000000000003', name: 'gold-typo', updatedAt: '2026-01-01T00:00:03Z', properties: { 'trait:CUSTOM_GOLDD': 'required' } },
+  { id: 'f0000000-0000-4000-8000-000000000004', name: null, updatedAt: '2026-01-01T00:00:04Z', properties: {} },
 ];
 
 const nodes = (): IronicNode[] => [
@@ -92,7 +92,7 @@ async function gatewayOver(c: Awaited<ReturnType<typeof cloud>>) {
     const response = await yoga.fetch('http://test/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
     return (await response.json()) as any;
   };
-  return { db, gateway, gql };
+  return { db, gateway, gql, yoga };
 }
 
 const FLAVORS = '{ flavors(first: 100) { nodes { name novaId vcpus memoryMb rootGb ephemeralGb swapMb isPublic extraSpecs { key value } } } }';
@@ -188,13 +188,13 @@ describe('gateway mode over Nova, Glance and Ironic', () => {
     expect(data.audit.notes).toEqual([]);
   });
 
-  it('follows what was deleted upstream, reads Glance incrementally between full listings, and keeps a service whose read fails', async () => {
+  it('follows what was deleted upstream, reads Glance incrementally between full listings, and keeps a service whose read fails, which /metrics shows', async () => {
     const c = await cloud();
-    const { gateway, gql } = await gatewayOver(c);
+    const { gateway, gql, yoga } = await gatewayOver(c);
     await gateway.refresh();
     c.nova.flavors = c.nova.flavors.filter((f) => f.name !== 'private');
     c.glance.images = c.glance.images.filter((i) => i.name !== 'cirros');
-    c.glance.images.push({ id: 'i0000000-0000-4000-8000-000000000005', name: 'new', updatedAt: '2026-01-02T00:00:00Z', properties: { hw_vif_model: 'virtio' } });
+    c.glance.images.push({ id: 'f0000000-0000-4000-8000-000000000005', name: 'new', updatedAt: '2026-01-02T00:00:00Z', properties: { hw_vif_model: 'virtio' } });
     c.ironic.nodes = c.ironic.nodes.filter((n) => n.uuid !== BM2);
     c.glanceServer.requests.length = 0;
     await gateway.refresh();
@@ -218,6 +218,14 @@ describe('gateway mode over Nova, Glance and Ironic', () => {
     expect(await names()).toContain('new');
     const { data } = await gql('{ upstream { services { service lastError } } }');
     expect(data.upstream.services[1].lastError).toMatch(/Glance at .* is unreachable/);
+    // /metrics says which service's read fails, and how old each one's mirror is.
+    const metrics = await (await yoga.fetch('http://test/metrics')).text();
+    expect(metrics).toContain('placement_gql_upstream_service_failing{service="image"} 1\n');
+    expect(metrics).toContain('placement_gql_upstream_service_failing{service="compute"} 0\n');
+    expect(metrics).toContain('placement_gql_upstream_service_failing{service="baremetal"} 0\n');
+    const lag = (service: string) => Number(metrics.match(new RegExp(`^placement_gql_upstream_service_lag_seconds\\{service="${service}"\\} (\\S+)$`, 'm'))?.[1]);
+    expect(lag('compute')).toBeLessThan(lag('image'));
+    expect(lag('compute')).toBeGreaterThanOrEqual(0);
   });
 
   it('refuses the mutations of mirrored services, naming them; without the servers, audit says so', async () => {
@@ -262,7 +270,8 @@ describe('gateway mode over Nova, Glance and Ironic', () => {
     const again = new Gateway(db, fixedTokenSession(c.placement.url, 'admin'), { interval: 15, retryDelayMs: 1 });
     cleanups.push(() => again.stop());
     await again.refresh();
-    expect(db.sqlite.prepare('SELECT service FROM mirrored_services').all()).toEqual([]);
+    // Only the record of which Placement the database mirrors stays.
+    expect(db.sqlite.prepare('SELECT service FROM mirrored_services').all()).toEqual([{ service: 'placement' }]);
     expect((db.sqlite.prepare('SELECT COUNT(*) AS n FROM flavors').get() as any).n).toBe(5);
   });
 
@@ -279,7 +288,7 @@ describe('gateway mode over Nova, Glance and Ironic', () => {
       body: JSON.stringify({ query: 'mutation { createFlavor(input: { name: "x", vcpus: 1, memoryMb: 1, rootGb: 1 }) { __typename } }' }),
     });
     expect(((await response.json()) as any).data.createFlavor.__typename).toBe('FlavorPayload');
-    expect(gateway.services().map((s) => s.mirrored)).toEqual([false, false, false]);
+    expect(gateway.services.status().map((s) => s.mirrored)).toEqual([false, false, false]);
   });
 });
 
@@ -313,12 +322,12 @@ describe('endpoints from the service catalog', () => {
     const gateway = new Gateway(db, session, { interval: 15, retryDelayMs: 1 });
     cleanups.push(() => gateway.stop(), () => session.close(), () => db.close());
     await gateway.refresh();
-    expect(gateway.services().map((s) => [s.service, s.url, s.mirrored, s.items])).toEqual([
+    expect(gateway.services.status().map((s) => [s.service, s.url, s.mirrored, s.items])).toEqual([
       ['compute', c.novaServer.endpoint, true, 5],
       ['image', c.glanceServer.url, true, 4],
       ['baremetal', null, false, 0],
     ]);
-    expect(gateway.services()[2].note).toBe('not mirrored: the service catalog has no baremetal endpoint (--ironic-url gives one)');
+    expect(gateway.services.status()[2].note).toBe('not mirrored: the service catalog has no baremetal endpoint (--ironic-url gives one)');
     expect(c.ironicServer.requests).toEqual([]);
   });
 });
@@ -347,7 +356,7 @@ describe('placement-gql sync and audit over a whole cloud', () => {
 
 describe("Ironic's next links", () => {
   it('are followed as given on the same origin, and on ours when Ironic names its public URL', async () => {
-    const { sameOrigin } = await import('../src/upstream/services.reader.js');
+    const { sameOrigin } = await import('../src/mirror/services-api.source.js');
     expect(sameOrigin('http://10.0.0.1:6385', 'http://10.0.0.1:6385/v1/nodes?marker=x')).toBe('http://10.0.0.1:6385/v1/nodes?marker=x');
     expect(sameOrigin('http://10.0.0.1:6385', 'https://bm.example/v1/nodes?marker=x')).toBe('http://10.0.0.1:6385/v1/nodes?marker=x');
     expect(sameOrigin('http://10.0.0.1/baremetal', 'https://bm.example/baremetal/v1/nodes?marker=x')).toBe('http://10.0.0.1/baremetal/v1/nodes?marker=x');

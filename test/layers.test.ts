@@ -10,11 +10,16 @@ import { cycles, readImportGraph } from './import-graph.js';
 /** The layers above the domain, by file name; every other file of src/ is domain code. */
 const LAYERS: Record<string, RegExp[]> = {
   rest: [/^src\/rest\//],
-  graphql: [/^src\/(builder|schema|context|loaders)\.ts$/, /\.graphql\.ts$/, /\.loaders\.ts$/, /^src\/modules\/index\.ts$/, /^src\/modules\/common\/(connection|mutation|query-error)\.ts$/],
+  graphql: [/^src\/(builder|schema|context|loaders)\.ts$/, /\.graphql\.ts$/, /\.loaders\.ts$/, /^src\/modules\/index\.ts$/, /^src\/modules\/common\/(connection|mutation)\.ts$/],
   server: [/^src\/server\.ts$/, /^src\/server\//],
   cli: [/^src\/(main|commands|command)\.ts$/, /\.command\.ts$/, /^src\/cli\//],
 };
 const layerOf = (file: string) => Object.keys(LAYERS).find((layer) => LAYERS[layer].some((pattern) => pattern.test(file))) ?? 'domain';
+/**
+ * From the outside in: a layer may import itself and the layers after it, never one before it. The
+ * REST and GraphQL layers stand side by side (checked apart below).
+ */
+const ORDER = ['cli', 'server', 'graphql', 'rest', 'domain'];
 /** Packages of the GraphQL and server layers. */
 const GRAPHQL_PACKAGES = /^(graphql|graphql-yoga|graphql-jit|@pothos\/.*|@envelop\/.*|@graphql-yoga\/.*|@escape\.tech\/graphql-armor.*)$/;
 
@@ -33,13 +38,46 @@ describe('import rules', () => {
     expect(cycles(graph.files)).toEqual([]);
   });
 
-  it("keeps Placement's REST API beside GraphQL: it calls the domain, never GraphQL, the server or the command line", () => {
+  it("keeps Placement's REST API beside GraphQL: it calls the domain, never GraphQL, the server or the command line, and GraphQL never calls it", () => {
     expect(layerOf('src/rest/api.ts')).toBe('rest');
     const breaches: string[] = [];
     for (const [file, targets] of graph.files) {
-      if (layerOf(file) !== 'rest') continue;
+      const layer = layerOf(file);
+      if (layer === 'graphql') for (const target of targets) if (layerOf(target) === 'rest') breaches.push(`${file} imports ${target} (rest layer)`);
+      if (layer !== 'rest') continue;
       for (const target of targets) if (!['rest', 'domain'].includes(layerOf(target))) breaches.push(`${file} imports ${target} (${layerOf(target)} layer)`);
       for (const name of graph.packages.get(file) ?? []) if (GRAPHQL_PACKAGES.test(name)) breaches.push(`${file} imports ${name}`);
+    }
+    expect(breaches).toEqual([]);
+  });
+
+  it('has every import go inwards: the command line, then the server, then GraphQL, then the domain', () => {
+    const breaches: string[] = [];
+    for (const [file, targets] of graph.files) {
+      const from = ORDER.indexOf(layerOf(file));
+      for (const target of targets) if (ORDER.indexOf(layerOf(target)) < from) breaches.push(`${file} (${layerOf(file)}) imports ${target} (${layerOf(target)})`);
+    }
+    expect(breaches).toEqual([]);
+  });
+
+  it('keeps the rules free of the rest of the project: they import nothing of src/', () => {
+    const breaches = [...graph.files].filter(([file]) => file.startsWith('src/rules/')).flatMap(([file, targets]) => targets.filter((t) => !t.startsWith('src/rules/')).map((t) => `${file} imports ${t}`));
+    expect(breaches).toEqual([]);
+  });
+
+  it('keeps src/upstream a pure client of OpenStack services: it imports nothing of the database, the mirror or the modules', () => {
+    const breaches = [...graph.files]
+      .filter(([file]) => file.startsWith('src/upstream/'))
+      .flatMap(([file, targets]) => targets.filter((t) => !t.startsWith('src/upstream/')).map((t) => `${file} imports ${t}`));
+    expect(breaches).toEqual([]);
+  });
+
+  it('reaches the candidate engine through its face (src/modules/candidates/index.ts) from outside it', () => {
+    const inside = (file: string) => file.startsWith('src/modules/candidates/');
+    const breaches: string[] = [];
+    for (const [file, targets] of graph.files) {
+      if (inside(file)) continue;
+      for (const target of targets) if (inside(target) && layerOf(target) === 'domain' && target !== 'src/modules/candidates/index.ts') breaches.push(`${file} imports ${target}`);
     }
     expect(breaches).toEqual([]);
   });

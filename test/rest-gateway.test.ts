@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
 import { createServer } from '../src/server.js';
 import { createNodeServer, type NodeServer } from '../src/server/http.js';
-import { Gateway } from '../src/upstream/gateway.js';
+import { Gateway } from '../src/mirror/gateway.js';
 import { fixedTokenSession } from '../src/upstream/session.js';
 import { tempDbFile } from './helpers.js';
 

@@ -105,7 +105,7 @@ describe("Placement's REST API answers as Placement 8.0.0 (recorded)", () => {
     it(`${session.name}: ${session.exchanges.length} exchanges`, async () => {
       const db = openDatabase(tempDbFile());
       if (session.snapshot) importSnapshot(db, session.snapshot);
-      const node = createNodeServer(createServer({ db, maskErrors: false, corsOrigins: session.cors ? [session.cors] : [] }));
+      const node = createNodeServer(createServer({ db, maskErrors: false, browsers: { corsOrigins: session.cors ? [session.cors] : [] } }));
       servers.push(node);
       const base = await new Promise<string>((resolve) => node.http.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(node.http.address() as AddressInfo).port}`)));
       const mismatches: string[] = [];

@@ -1,4 +1,8 @@
 // Access control, limits, live updates over SSE, health, metrics and request ids.
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
 import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
@@ -51,12 +55,76 @@ describe('access control', () => {
   });
 
   it('reads token files and refuses bad configuration', () => {
-    expect(() => loadAccessConfig(undefined, 'root:abcdefghijklmnopqrstuvwxyz')).toThrow(/role must be reader or admin/);
+    expect(() => loadAccessConfig(undefined, 'root:abcdefghijklmnopqrstuvwxyz')).toThrow(/the role must be reader or admin/);
     expect(() => loadAccessConfig(undefined, 'admin:short')).toThrow(/at least 16 characters/);
     const config = loadAccessConfig(undefined, `reader:${READER}`);
     expect(roleOf(config, `Bearer ${READER}`)).toBe('reader');
     expect(roleOf(config, `Basic ${READER}`)).toBeNull();
     expect(roleOf(loadAccessConfig(undefined, undefined), null)).toBe('admin');
+  });
+});
+
+describe('token values are never printed', () => {
+  const SECRET = 'secret-token-value-0123456789';
+  const message = (load: () => unknown) => {
+    try {
+      load();
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error('accepted');
+  };
+  const file = (text: string, mode = 0o600) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'tokens-')), 'tokens.json');
+    writeFileSync(path, text, { mode });
+    chmodSync(path, mode);
+    return path;
+  };
+
+  it('not when the tokens file is not JSON: where it stops is said by line and column', () => {
+    const path = file(`{"tokens": [\n  {"role": "admin", "token": "${SECRET}" x}\n]}`);
+    const text = message(() => loadAccessConfig(path, undefined));
+    expect(text).toBe(`cannot read the tokens file ${path}: it is not valid JSON (line 2, column 62)`);
+    const quoted = file(`${SECRET}`);
+    expect(message(() => loadAccessConfig(quoted, undefined))).not.toContain('secret');
+  });
+
+  it('not when an entry is malformed: no role or value is quoted back', () => {
+    for (const env of [SECRET, `${SECRET}:admin`, `admin:${SECRET},${SECRET}`]) expect(message(() => loadAccessConfig(undefined, env))).not.toContain('secret');
+    const swapped = file(JSON.stringify({ tokens: [{ role: SECRET, token: 'admin' }] }));
+    expect(message(() => loadAccessConfig(swapped, undefined))).toBe(`${swapped}: tokens.0: the role must be reader or admin`);
+  });
+
+  it('a tokens file other users may read is accepted with a one-line warning naming it and chmod 600', () => {
+    const warnings: string[] = [];
+    const loose = file(JSON.stringify({ tokens: [{ role: 'admin', token: SECRET }] }), 0o644);
+    expect(loadAccessConfig(loose, undefined, (w) => warnings.push(w)).tokens.get(SECRET)).toBe('admin');
+    expect(warnings).toEqual([`Warning: the tokens file ${loose} is open to other users (mode 644); restrict it with chmod 600 ${loose}`]);
+    loadAccessConfig(file(JSON.stringify({ tokens: [{ role: 'admin', token: SECRET }] }), 0o600), undefined, (w) => warnings.push(w));
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('serve prints neither, and warns once under --workers', async () => {
+    const broken = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--db', tempDbFile(), '--tokens', file(`{"tokens": [{"role": "admin", "token": "${SECRET}"]}`)], { encoding: 'utf8' });
+    expect(broken.status).toBe(1);
+    expect(broken.stderr).toContain('it is not valid JSON');
+    expect(broken.stderr + broken.stdout).not.toContain('secret');
+    const loose = file(JSON.stringify({ tokens: [{ role: 'admin', token: SECRET }] }), 0o644);
+    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--quiet', '--workers', '2', '--port', '0', '--db', tempDbFile(), '--tokens', loose], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    server.stderr!.on('data', (c) => (err += c));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.stdout!.on('data', (c) => (out += c).includes('GraphiQL:') && resolve());
+        server.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+      });
+    } finally {
+      server.kill('SIGTERM');
+      await new Promise((resolve) => server.once('exit', resolve));
+    }
+    expect(err.trim().split('\n')).toEqual([`Warning: the tokens file ${loose} is open to other users (mode 644); restrict it with chmod 600 ${loose}`]);
+    expect(out + err).not.toContain('secret');
   });
 });
 

@@ -21,8 +21,14 @@ export interface Db {
   orm: Drizzle;
   statements: StatementCounter;
   file: string;
-  /** Runs fn in one transaction (IMMEDIATE): all or nothing. */
+  /** Runs fn in one transaction (IMMEDIATE): all or nothing. Waits up to 5 s for the write lock, blocking. */
   transaction<T>(fn: () => T): T;
+  /**
+   * The same, for a server: while another connection holds the write lock, each attempt waits for it only
+   * briefly (blocking) and the attempts are spaced by waits that do not block, so other requests are
+   * answered meanwhile; after the last, DatabaseBusy. Nothing is written by an attempt that fails.
+   */
+  transactionWhenFree<T>(fn: () => T): Promise<T>;
   close(): void;
 }
 
@@ -30,6 +36,22 @@ export interface Db {
 const PRUNE_EVERY = 500;
 
 export const DEFAULT_DB_FILE = './placement.db';
+
+/** How long a blocking wait for the write lock may last (busy_timeout), for the CLI and for one attempt of a server. */
+const CLI_LOCK_WAIT_MS = 5_000;
+const ATTEMPT_LOCK_WAIT_MS = 25;
+/** The waits between a server's attempts: about a second in all before it answers DatabaseBusy. */
+const RETRY_DELAYS_MS = [10, 20, 40, 80, 160, 320, 400];
+
+/** Another connection (another process: a worker, a backup, a script) held the write lock through every attempt. */
+export class DatabaseBusy extends Error {
+  constructor() {
+    super('The database is busy: another process holds its write lock. Nothing was changed; retry in a moment.');
+  }
+}
+
+/** SQLite's answer while another connection holds a lock it needs. */
+export const isBusy = (error: unknown) => /^SQLITE_BUSY/.test(String((error as { code?: unknown })?.code));
 const MIGRATIONS = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
 /** Wraps prepare() so that each execution of a statement is counted. */
@@ -52,7 +74,7 @@ export function openDatabase(file: string = DEFAULT_DB_FILE): Db {
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${CLI_LOCK_WAIT_MS}`);
   // Foreign keys are off while migrating (table rebuilds), checked afterwards, then on.
   sqlite.pragma('foreign_keys = OFF');
   const orm = drizzle(sqlite, { schema });
@@ -66,17 +88,31 @@ export function openDatabase(file: string = DEFAULT_DB_FILE): Db {
   countStatements(sqlite, statements);
   let commits = 0;
   const prune = sqlite.prepare('DELETE FROM change_log WHERE seq <= (SELECT MAX(seq) FROM change_log) - ?');
+  // Now and then, after a commit outside any transaction: the change log keeps only its newest rows (a
+  // cache older than those starts again anyway).
+  const pruned = <T>(result: T): T => {
+    if (++commits % PRUNE_EVERY === 0 && !sqlite.inTransaction) prune.run(CHANGE_LOG_KEPT);
+    return result;
+  };
   const db: Db = {
     sqlite,
     orm,
     statements,
     file,
-    transaction: <T>(fn: () => T) => {
-      const result = sqlite.transaction(fn).immediate();
-      // Now and then, outside any transaction: the change log keeps only its newest rows (a cache older than
-      // those starts again anyway).
-      if (++commits % PRUNE_EVERY === 0 && !sqlite.inTransaction) prune.run(CHANGE_LOG_KEPT);
-      return result;
+    transaction: <T>(fn: () => T) => pruned(sqlite.transaction(fn).immediate()),
+    transactionWhenFree: async <T>(fn: () => T) => {
+      for (let attempt = 0; ; attempt++) {
+        sqlite.pragma(`busy_timeout = ${ATTEMPT_LOCK_WAIT_MS}`);
+        try {
+          return pruned(sqlite.transaction(fn).immediate());
+        } catch (error) {
+          if (!isBusy(error)) throw error;
+          if (attempt === RETRY_DELAYS_MS.length) throw new DatabaseBusy();
+        } finally {
+          sqlite.pragma(`busy_timeout = ${CLI_LOCK_WAIT_MS}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt]! * (0.5 + Math.random())));
+      }
     },
     // The WAL is folded into the file and emptied first: SQLite removes it only when the last
     // connection closes, and connections closing together (serve --workers) may each see another.

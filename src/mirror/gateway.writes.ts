@@ -15,9 +15,11 @@ import { localWrites } from '../writes/local.js';
 import { eventsOf, OPERATIONS, ownerOf, type OperationName, type Writes } from '../writes/operations.js';
 import { providerByUuid, type CreateProviderInput, type ProviderRow, type UpdateProviderInput } from '../modules/providers/providers.service.js';
 import { all } from '../db/sql.js';
-import type { Gateway } from '../upstream/gateway.js';
-import { UpstreamError, UpstreamUnreachable } from '../upstream/placement.client.js';
-import { syncNames } from '../upstream/mirror.store.js';
+import type { Gateway } from './gateway.js';
+import { UnexpectedAnswer, UpstreamError } from '../upstream/placement.client.js';
+import { acceptNames, Skipped } from './placement.records.js';
+import { explainFailure, isExplained } from '../upstream/failure.js';
+import { syncNames } from './mirror.store.js';
 import { checkedPlan, isChanged, plannedState, recordProvenance, type ApplyConfigInput, type ConfigPlan } from '../modules/provider-config/provider-config.service.js';
 
 /** What the caller was doing, to word Placement's refusal as a typed error. */
@@ -33,19 +35,18 @@ interface Subject {
 
 /** Placement's answer as the typed error standalone mode gives for the same failure. */
 async function refusal(gateway: Gateway, error: unknown, subject: Subject): Promise<DomainError | Error> {
-  if (error instanceof UpstreamUnreachable) return new UpstreamUnavailable(error.message);
-  if (!(error instanceof UpstreamError)) return error as Error;
+  if (!(error instanceof UpstreamError)) return isExplained(error) ? new UpstreamUnavailable(explainFailure(error)) : (error as Error);
   const { status, code, detail } = error;
   const withCode = <E extends DomainError>(e: E) => ((e.code = code), (e.upstream = { status, text: error.placementText }), e);
   if (status === 404) return withCode(new NotFound(subject.kind ?? 'resource provider', subject.key ?? `uuid=${subject.provider}`, detail));
   if (status === 400) return withCode(new InvalidInput([{ path: '', message: detail }]));
   if (status === 409 && code === 'placement.concurrent_update') {
     if (subject.consumer && /consumer/i.test(detail)) {
-      const actual = await gateway.client.call<any>('GET', `/allocations/${subject.consumer}`).then((c) => c.consumer_generation ?? null, () => null);
+      const actual = await gateway.client.call<any>('GET', `/allocations/${subject.consumer}`).then((c) => c?.consumer_generation ?? null, () => null);
       return withCode(new GenerationConflict('consumerGeneration', subject.consumerGeneration ?? null, actual, detail));
     }
     const actual = subject.provider
-      ? await gateway.client.call<any>('GET', `/resource_providers/${subject.provider}`).then((p) => p.generation as number, () => null)
+      ? await gateway.client.call<any>('GET', `/resource_providers/${subject.provider}`).then((p) => (typeof p?.generation === 'number' ? p.generation : null), () => null)
       : null;
     return withCode(new GenerationConflict(subject.generationField ?? 'generation', subject.generation ?? null, actual, detail));
   }
@@ -55,7 +56,7 @@ async function refusal(gateway: Gateway, error: unknown, subject: Subject): Prom
     return withCode(new CapacityExceeded('allocations', m?.[2] ?? '', m?.[1] ?? '', 0, 0, 0, detail));
   }
   if (status === 409) return withCode(new InUse(detail, code));
-  return new UpstreamUnavailable(`Placement answered ${status}: ${detail}`);
+  return new UpstreamUnavailable(explainFailure(error));
 }
 
 async function through<T>(gateway: Gateway, subject: Subject, send: () => Promise<T>): Promise<T> {
@@ -89,6 +90,9 @@ async function setInventory(gateway: Gateway, input: SetInventoryInput): Promise
   const subject = { provider: input.providerUuid, generation: input.generation };
   const fields = inventoryFields(input);
   const current = await through(gateway, subject, () => gateway.write<{ inventories: Record<string, unknown> }>('GET', `/resource_providers/${input.providerUuid}/inventories`));
+  if (!current || typeof current.inventories !== 'object' || current.inventories === null) {
+    throw new UpstreamUnavailable(explainFailure(new UnexpectedAnswer('Placement', 'GET', `/resource_providers/${input.providerUuid}/inventories`, 'has no inventories object')));
+  }
   if (input.resourceClass in current.inventories) {
     await through(gateway, subject, () =>
       gateway.write('PUT', `/resource_providers/${input.providerUuid}/inventories/${encodeURIComponent(input.resourceClass)}`, { resource_provider_generation: input.generation, ...fields }),
@@ -263,7 +267,11 @@ async function gatewayPutName(gateway: Gateway, table: 'traits' | 'resource_clas
 
 async function refreshNames(gateway: Gateway, table: 'traits' | 'resource_classes') {
   const answer = await gateway.client.call<any>('GET', `/${table}`);
-  const names: string[] = table === 'traits' ? answer.traits : answer.resource_classes.map((c: { name: string }) => c.name);
+  const list = answer?.[table];
+  // The write is made: an answer that is not a list leaves the names to the next refresh, which says why.
+  if (!Array.isArray(list)) return;
+  // Judged as a refresh judges them (the next one records what is skipped).
+  const names = acceptNames(table === 'traits' ? list : list.map((c) => c?.name), table === 'traits' ? 'trait' : 'resource class', new Skipped());
   syncNames(gateway.db, table, names);
 }
 
@@ -401,7 +409,7 @@ export function gatewayWrites(gateway: Gateway, feed: ChangeFeed): Writes {
     }
     const { owner, placementToo } = ownerOf(name);
     writes[name] = async (input: never) => {
-      const url = owner ? await gateway.serviceUrl(owner.service) : null;
+      const url = owner ? await gateway.services.url(owner.service) : null;
       if (owner && url) {
         throw new NotAvailableHere(`${name} is not available in gateway mode: ${owner.what} are mirrored from ${SERVICE_NAMES[owner.service]} at ${url}; ${owner.use}`, owner.service);
       }

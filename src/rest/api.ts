@@ -32,6 +32,8 @@ export interface PlacementApiOptions {
    * is the admin, any other token a caller without roles, no token a 401.
    */
   tokens: ReadonlyMap<string, Role>;
+  /** Why the server refuses a request for its Host header (checked before anything else), or null. */
+  refusedHost?: (header: (name: string) => string | null) => string | null;
   /** Other sites whose pages may call the API (Placement's [cors] allowed_origin). */
   cors?: CorsPolicy;
   /** Request bodies past this many bytes are refused with 413. */
@@ -140,6 +142,12 @@ export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
       }
       send(error.status, contentType, body, more);
     };
+
+    const refusedHost = options.refusedHost?.((name) => {
+      const value = headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    });
+    if (refusedHost) return fail(new PlacementError(403, refusedHost), false);
 
     // Authentication, as noauth2 or the server's tokens; the version document needs none.
     let role: Role | null = null;

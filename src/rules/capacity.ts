@@ -19,6 +19,12 @@ export interface UnitFields {
 /** Capacity: int((total - reserved) * allocation_ratio) (never negative: reserved <= total). */
 export const capacityOf = (inv: CapacityFields) => Math.trunc((inv.total - inv.reserved) * inv.allocationRatio);
 
+/** The largest capacity the API can answer: GraphQL's Int is 32-bit, as Placement's MAX_INT. */
+export const MAX_ANSWERABLE_CAPACITY = 2147483647;
+
+/** Whether an inventory's capacity can be answered (total 2147483647 at ratio 2 cannot). */
+export const capacityAnswerable = (inv: CapacityFields) => capacityOf(inv) <= MAX_ANSWERABLE_CAPACITY;
+
 /** Whether an amount is allowed by min_unit, max_unit and step_size, whatever is used. */
 export const fitsUnits = (inv: UnitFields, amount: number) => amount >= inv.minUnit && amount <= inv.maxUnit && amount % inv.stepSize === 0;
 

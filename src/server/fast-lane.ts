@@ -6,7 +6,8 @@
 // masking, logs and metrics, the parse and validation caches, the candidate writers) and yoga's own
 // result processing, so the answer is the same, status and headers included. Everything else (GET,
 // subscriptions and other streams, CORS, other media types, bodies without a length or past the limit,
-// a body that is not a plain request) goes through yoga whole.
+// a body that is not a plain request, and a request that fails the checks made before reading it:
+// Host, token) goes through yoga whole.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';

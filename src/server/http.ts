@@ -12,7 +12,9 @@ export interface BodyLimited {
   (request: IncomingMessage, response: ServerResponse): unknown;
   limits: Pick<Limits, 'maxBodyBytes'> & Partial<Limits>;
   metrics: { refuse(limit: string): void };
-  /** Placement's REST API, answered under /placement before anything else. */
+  /** Whether a request passes the checks made before reading it (see Server.admits); the others go through yoga, which refuses them. */
+  admits?: (method: string, header: (name: string) => string | null) => boolean;
+  /** Placement's REST API, answered under /placement before anything else (it makes the server's checks itself). */
   placementApi?: PlacementApi;
 }
 
@@ -52,10 +54,14 @@ export function nodeListener(server: BodyLimited): RequestListener {
   const max = server.limits.maxBodyBytes;
   // yoga itself (not a bare handler): plain GraphQL POSTs take the fast lane.
   const lane = typeof (server as any).getEnveloped === 'function' ? fastLane(server as any, max) : null;
+  const header = (request: IncomingMessage) => (name: string) => {
+    const value = request.headers[name];
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  };
   const placement = server.placementApi;
   return (request, response) => {
     if (placement && isPlacementPath(request.url)) return placement(request, response);
-    if (lane && takesFastLane(request, max)) return lane(request, response);
+    if (lane && takesFastLane(request, max) && (server.admits?.(request.method!, header(request)) ?? true)) return lane(request, response);
     if (request.headers['content-length'] === undefined && request.method !== 'GET' && request.method !== 'HEAD') {
       let received = 0;
       const count = (chunk: Buffer) => {

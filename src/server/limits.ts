@@ -1,6 +1,8 @@
-// Limits on what one request may ask: depth and aliases (graphql-armor), list-aware cost (here: armor's
-// cost limit weighs every field the same whatever the size of the lists around it, so a page of 1000
-// would cost what a page of 1 does), body size, candidate search size.
+// Limits on what one request may ask: nesting and tokens before parsing (here: graphql-js parses
+// recursively, so a deep enough document overflows the stack), depth and aliases (graphql-armor),
+// list-aware cost (here: armor's cost limit weighs every field the same whatever the size of the lists
+// around it, so a page of 1000 would cost what a page of 1 does), body size, candidate search size; and
+// the server's own bounds: the parsed documents it keeps, what a slow subscriber may leave unread.
 import {
   GraphQLError,
   Kind,
@@ -26,9 +28,14 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../modules/common/paging.js';
 const DEFAULT_LIST_SIZE = 10;
 
 
+/**
+ * A refusal before execution, naming the limit and its value: a 400 whatever media type the client
+ * accepts (yoga answers parse and validation errors 200 to application/json clients, as the GraphQL over
+ * HTTP draft allows; `spec: false` opts out, and useNoInternals keeps it so for parse-time refusals).
+ */
 export class LimitExceeded extends GraphQLError {
-  constructor(limit: keyof Limits, value: number, allowed: number, what: string) {
-    super(`${what} ${value} exceeds the limit ${limit} = ${allowed}.`, { extensions: { code: 'LIMIT_EXCEEDED', limit, value, allowed } });
+  constructor(limit: keyof Limits, value: number, allowed: number, what: string, message = `${what} ${value} exceeds the limit ${limit} = ${allowed}.`) {
+    super(message, { extensions: { code: 'LIMIT_EXCEEDED', limit, value, allowed, http: { status: 400, spec: false } } });
   }
 }
 
@@ -47,6 +54,58 @@ function listMultiplier(node: FieldNode, field: GraphQLField<unknown, unknown>):
 }
 
 const isConnection = (type: GraphQLOutputType) => isObjectType(type) && 'pageInfo' in type.getFields() && ('edges' in type.getFields() || 'nodes' in type.getFields());
+
+/**
+ * How deep a document's brackets nest, read in one pass over its text (strings, block strings and comments
+ * skipped): what graphql-js's recursive parser would go down to.
+ */
+export function nestingOf(source: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b || c === 0x28) {
+      // { [ (
+      if (++depth > deepest) deepest = depth;
+    } else if (c === 0x7d || c === 0x5d || c === 0x29) {
+      if (depth > 0) depth--;
+    } else if (c === 0x23) {
+      // # comment, to the end of the line
+      while (i + 1 < source.length && source[i + 1] !== '\n' && source[i + 1] !== '\r') i++;
+    } else if (c === 0x22) {
+      if (source.startsWith('"""', i)) {
+        // Inside a block string, \""" is an escaped delimiter.
+        let close = source.indexOf('"""', i + 3);
+        while (close !== -1 && source[close - 1] === '\\') close = source.indexOf('"""', close + 3);
+        i = close === -1 ? source.length : close + 2;
+      } else {
+        i++;
+        while (i < source.length && source[i] !== '"' && source[i] !== '\n' && source[i] !== '\r') i += source[i] === '\\' ? 2 : 1;
+      }
+    }
+  }
+  return deepest;
+}
+
+/**
+ * graphql-js's parse, refusing a document whose nesting or tokens pass the limits with a 400 that names
+ * the limit, before the parser's recursion could overflow the stack.
+ */
+export function limitedParse<Options extends { maxTokens?: number }, Result>(limits: Pick<Limits, 'maxNesting' | 'maxTokens'>, parse: (source: string, options?: Options) => Result) {
+  return (source: string, options?: Options): Result => {
+    const nesting = nestingOf(source);
+    if (nesting > limits.maxNesting) throw new LimitExceeded('maxNesting', nesting, limits.maxNesting, 'Nesting of brackets');
+    try {
+      return parse(source, { ...options, maxTokens: limits.maxTokens } as Options);
+    } catch (error) {
+      // graphql-js words it "Document contains more that N tokens".
+      if (error instanceof GraphQLError && /contains more tha[nt] \d+ tokens/.test(error.message)) {
+        throw new LimitExceeded('maxTokens', limits.maxTokens + 1, limits.maxTokens, '', `Document of more than ${limits.maxTokens} tokens exceeds the limit maxTokens = ${limits.maxTokens}.`);
+      }
+      throw error;
+    }
+  };
+}
 
 /** armor's refusal ("... exceeded, found N.") as the project words it: the limit named with its value. */
 const armorRefusal = (limit: 'maxDepth' | 'maxAliases', allowed: number, what: string) => (context: ValidationContext | null, error: GraphQLError) => {

@@ -7,6 +7,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { keystoneSession, type DomainRef, type EndpointInterface, type KeystoneAuth, type KeystoneScope, type Ref } from './keystone.js';
 import { fixedTokenSession, withServiceUrls, type TlsOptions, type UpstreamSession } from './session.js';
+import { redactUrl } from './redact.js';
 
 /** parseArgs option definitions, to spread into a command's options. */
 export const UPSTREAM_OPTIONS = {
@@ -15,6 +16,9 @@ export const UPSTREAM_OPTIONS = {
   'upstream-cacert': { type: 'string' },
   'os-cloud': { type: 'string' },
   'upstream-concurrency': { type: 'string' },
+  'upstream-timeout': { type: 'string' },
+  'upstream-max-body': { type: 'string' },
+  'replace-db': { type: 'boolean' },
   'nova-url': { type: 'string' },
   'glance-url': { type: 'string' },
   'ironic-url': { type: 'string' },
@@ -26,12 +30,17 @@ export interface UpstreamFlags {
   'upstream-cacert'?: string;
   'os-cloud'?: string;
   'upstream-concurrency'?: string;
+  'upstream-timeout'?: string;
+  'upstream-max-body'?: string;
+  'replace-db'?: boolean;
   'nova-url'?: string;
   'glance-url'?: string;
   'ironic-url'?: string;
 }
 
 export const DEFAULT_UPSTREAM_CONCURRENCY = 8;
+export const DEFAULT_UPSTREAM_TIMEOUT_S = 60;
+export const DEFAULT_UPSTREAM_MAX_BODY_MB = 256;
 
 export const UPSTREAM_USAGE = `Upstream options (sync, serve):
   --upstream URL --upstream-token TOKEN   a Placement endpoint and a fixed token (e.g. admin on noauth2)
@@ -42,6 +51,10 @@ export const UPSTREAM_USAGE = `Upstream options (sync, serve):
                                           serve is in gateway mode only with --upstream or --os-cloud
   --upstream-cacert FILE                  CA bundle (PEM) to verify the upstream's TLS certificates
   --upstream-concurrency N                requests in flight at once (default ${DEFAULT_UPSTREAM_CONCURRENCY})
+  --upstream-timeout S                    each answer must arrive whole within S seconds (default ${DEFAULT_UPSTREAM_TIMEOUT_S})
+  --upstream-max-body MB                  answers larger than MB megabytes are refused as they arrive (default ${DEFAULT_UPSTREAM_MAX_BODY_MB})
+  --replace-db                            the mirror may replace the database's content when it holds other data or
+                                          another upstream's mirror (without it, such a database is refused)
   --nova-url URL                          Nova's endpoint, with /v2.1 (flavors and servers are mirrored from it)
   --glance-url URL                        Glance's endpoint, versionless (images are mirrored from it)
   --ironic-url URL                        Ironic's endpoint (bare-metal nodes are mirrored from it)
@@ -326,9 +339,9 @@ function checkUrl(url: string, setting: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    throw new UpstreamConfigError(`${setting} must be an http:// or https:// URL, not '${url}'`);
+    throw new UpstreamConfigError(`${setting} must be an http:// or https:// URL, not '${redactUrl(url)}'`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UpstreamConfigError(`${setting} must be an http:// or https:// URL, not '${url}'`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UpstreamConfigError(`${setting} must be an http:// or https:// URL, not '${redactUrl(url)}'`);
   return url.replace(/\/+$/, '');
 }
 
@@ -421,6 +434,18 @@ function resolveSession(flags: UpstreamFlags, env: Env, where: UpstreamLookup): 
   }
   if (flags['upstream-cacert'] !== undefined) throw new UpstreamConfigError('--upstream-cacert needs an upstream: --upstream URL or --os-cloud NAME');
   return null;
+}
+
+/** --upstream-timeout S and --upstream-max-body MB: the bounds of every answer (defaults 60 s, 256 MB). */
+export function upstreamLimits(flags: UpstreamFlags): { timeoutMs: number; maxBodyBytes: number } {
+  const number = (flag: 'upstream-timeout' | 'upstream-max-body', fallback: number, max: number) => {
+    const raw = flags[flag];
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < 1 || n > max) throw new UpstreamConfigError(`--${flag} must be a whole number from 1 to ${max}, not '${raw}'`);
+    return n;
+  };
+  return { timeoutMs: number('upstream-timeout', DEFAULT_UPSTREAM_TIMEOUT_S, 3600) * 1000, maxBodyBytes: number('upstream-max-body', DEFAULT_UPSTREAM_MAX_BODY_MB, 65536) * 1024 * 1024 };
 }
 
 /** --upstream-concurrency N: a whole number from 1 to 64 (default 8). */

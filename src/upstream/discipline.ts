@@ -1,11 +1,26 @@
 // How the gateway talks to every OpenStack service it reads or writes: a bounded number of requests
 // in flight, a token on each try, one new token after a 401, and retries of connection errors and
 // 5xx answers with backoff. Placement's client and the Nova, Glance and Ironic client share it.
-import { ConnectionError, type HttpClient, type HttpRequest, type HttpResponse } from './http.js';
+// The token goes only to the origin (scheme, host, port) of the endpoint the catalog or the flags
+// name: a link or a path that leads elsewhere is refused before anything is sent.
+import { ConnectionError, originOf, type HttpClient, type HttpRequest, type HttpResponse } from './http.js';
+import { redactUrl } from './redact.js';
 import type { UpstreamSession } from './session.js';
 
 /** The upstream could not be reached at all (after retries). */
 export class UpstreamUnreachable extends Error {}
+
+/** A request that would take the token to another origin than the service's endpoint: never sent. */
+export class ForeignOrigin extends Error {
+  constructor(
+    /** The endpoint's origin, where the token may go. */
+    readonly allowed: string,
+    /** Where the request would have gone (redacted). */
+    readonly target: string,
+  ) {
+    super(`refused to send the token to ${target}: only ${allowed} is named by the catalog or the flags`);
+  }
+}
 
 export interface DisciplineOptions {
   /** Requests in flight at once (default 8). */
@@ -37,9 +52,12 @@ export class RequestDiscipline {
   /**
    * Sends the request `build` makes with the current token, retrying as above; `counted` hears the
    * status of every try (0: no answer). The answer may be any status: the caller reads it.
-   * `unreachable` words the error once every try failed to connect.
+   * `unreachable` words the error once every try failed to connect. The request must go to `origin`
+   * (the service endpoint's), or it is refused unsent.
    */
-  async send(build: (token: string) => HttpRequest, counted: (status: number) => void, unreachable: (code: string) => string): Promise<HttpResponse> {
+  async send(build: (token: string) => HttpRequest, counted: (status: number) => void, unreachable: (code: string) => string, origin: string): Promise<HttpResponse> {
+    const target = build('').url;
+    if (!URL.canParse(target) || originOf(target) !== origin) throw new ForeignOrigin(origin, redactUrl(target));
     await this.slot();
     try {
       let renewed = false;
@@ -57,6 +75,8 @@ export class RequestDiscipline {
           continue;
         }
         counted(res.status);
+        // An error answer that echoes the token shows it to no one further on.
+        if (res.status >= 400 && token.length >= 4 && res.body.includes(token)) res.body = Buffer.from(res.body.toString('utf8').split(token).join('***'));
         if (res.status === 401 && !renewed) {
           renewed = true;
           await this.session.token(token);

@@ -3,6 +3,7 @@
 // and application-credential auth; the token is renewed shortly before it expires and on request
 // after a 401; concurrent callers share one token request; no secret ever appears in a message.
 import { ConnectionError, createHttpClient, type HttpClient, type HttpResponse } from './http.js';
+import { redactUrl } from './redact.js';
 import type { ServiceType, TlsOptions, UpstreamSession } from './session.js';
 
 /** A user, project or domain named by id, or by name within a domain. */
@@ -171,22 +172,9 @@ export interface KeystoneSession extends UpstreamSession {
   close(): void;
 }
 
-/** The URL as it may be shown: without a user or password written into it. */
-function shownUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (!parsed.username && !parsed.password) return url;
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.toString().replace(/\/+$/, '');
-  } catch {
-    return url;
-  }
-}
-
 export function keystoneSession(options: KeystoneOptions): KeystoneSession {
   const requestUrl = `${identityV3Url(options.authUrl)}/auth/tokens`;
-  const tokensUrl = shownUrl(requestUrl);
+  const tokensUrl = redactUrl(requestUrl);
   const iface = options.interface ?? 'public';
   const now = options.now ?? Date.now;
   const renewBefore = options.renewBeforeMs ?? 60_000;
@@ -292,8 +280,8 @@ export function keystoneSession(options: KeystoneOptions): KeystoneSession {
     },
     describe() {
       const where = [options.region ? `region ${options.region}` : undefined, `${iface} endpoints`].filter(Boolean).join(', ');
-      const override = options.endpointOverride?.placement ? `, placement at ${options.endpointOverride.placement.replace(/\/+$/, '')}` : '';
-      return `Keystone ${shownUrl(identityV3Url(options.authUrl))} as ${who} (${where}${override})`;
+      const override = options.endpointOverride?.placement ? `, placement at ${redactUrl(options.endpointOverride.placement)}` : '';
+      return `Keystone ${redactUrl(identityV3Url(options.authUrl))} as ${who} (${where}${override})`;
     },
     close() {
       if (ownHttp) http.close();

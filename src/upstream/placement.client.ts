@@ -1,7 +1,8 @@
 // Talking to a live Placement: the microversion header, bounded concurrency, retries of 5xx and
 // connection errors with backoff, a new token after a 401, and counts of requests by status.
 import { RequestDiscipline, UpstreamUnreachable, type DisciplineOptions } from './discipline.js';
-import { createHttpClient, type HttpClient, type HttpResponse } from './http.js';
+import { createHttpClient, originOf, type AnswerLimits, type HttpClient, type HttpResponse } from './http.js';
+import { redactUrl } from './redact.js';
 import type { UpstreamSession } from './session.js';
 
 export { UpstreamUnreachable };
@@ -19,14 +20,39 @@ export class UpstreamError extends Error {
     readonly detail: string,
     readonly method: string,
     readonly path: string,
+    /** Placement, Nova, Glance or Ironic. */
+    readonly service = 'Placement',
     /** Placement's own text, as its error's detail holds it after webob's explanation of the status. */
     readonly placementText = detail,
   ) {
-    super(`${method} ${path}: ${status} ${detail}`);
+    super(`${service} answered ${status} to ${method} ${path}`);
   }
 }
 
-export interface PlacementClientOptions extends DisciplineOptions {
+/** A success whose body is not what the service answers there (not JSON, or not of the documented shape). */
+export class UnexpectedAnswer extends Error {
+  constructor(
+    readonly service: string,
+    readonly method: string,
+    readonly path: string,
+    /** What is wrong with it, in words that quote nothing of the body: "is not JSON", "has no traits list". */
+    readonly what: string,
+  ) {
+    super(`${service}'s answer to ${method} ${path} ${what}`);
+  }
+}
+
+/** A JSON answer body; null when empty (204). */
+export function answerJson(res: HttpResponse, service: string, method: string, path: string): any {
+  if (res.body.length === 0) return null;
+  try {
+    return JSON.parse(res.body.toString('utf8'));
+  } catch {
+    throw new UnexpectedAnswer(service, method, path, 'is not JSON');
+  }
+}
+
+export interface PlacementClientOptions extends DisciplineOptions, AnswerLimits {
   http?: HttpClient;
 }
 
@@ -48,14 +74,15 @@ export class PlacementClient {
     readonly session: UpstreamSession,
     options: PlacementClientOptions = {},
   ) {
-    this.http = options.http ?? createHttpClient(session.tls, Math.max(8, options.concurrency ?? 8));
+    this.http = options.http ?? createHttpClient(session.tls, Math.max(8, options.concurrency ?? 8), options);
     this.discipline = new RequestDiscipline(session, this.http, options);
   }
 
   /** Reads the version document and settles the microversion; refuses a Placement too old to mirror. */
   async negotiate(): Promise<{ max: string; microversion: string }> {
     const root = await this.call<{ versions: { max_version: string }[] }>('GET', '/');
-    const max = root.versions?.[0]?.max_version ?? '1.0';
+    const max = root?.versions?.[0]?.max_version ?? '1.0';
+    if (typeof max !== 'string' || !/^1\.\d{1,3}$/.test(max)) throw new UnexpectedAnswer('Placement', 'GET', '/', 'names no microversion such as 1.39');
     if (compareVersions(max, MINIMUM_MICROVERSION) < 0) {
       throw new UpstreamError(0, 'too_old', `Placement serves microversions up to ${max}; the gateway needs ${MINIMUM_MICROVERSION} or later (Rocky)`, 'GET', '/');
     }
@@ -69,9 +96,9 @@ export class PlacementClient {
    */
   async call<T = any>(method: string, path: string, body?: unknown, microversion = this.microversion): Promise<T> {
     const res = await this.send(method, path, body, microversion);
-    if (res.status >= 200 && res.status < 300) return (res.body.length ? JSON.parse(res.body.toString('utf8')) : null) as T;
+    if (res.status >= 200 && res.status < 300) return answerJson(res, 'Placement', method, path) as T;
     const { code, detail, text } = placementError(res);
-    throw new UpstreamError(res.status, code, detail, method, path, text);
+    throw new UpstreamError(res.status, code, detail, method, path, 'Placement', text);
   }
 
   close() {
@@ -84,7 +111,8 @@ export class PlacementClient {
     return this.discipline.send(
       (token) => ({ method, url: base + path, body, headers: { 'x-auth-token': token, 'openstack-api-version': `placement ${microversion}` } }),
       (status) => this.count(status),
-      (code) => `Placement at ${base} is unreachable: ${code}`,
+      (code) => `Placement at ${redactUrl(base)} is unreachable: ${code}`,
+      originOf(base),
     );
   }
 
@@ -96,7 +124,7 @@ export class PlacementClient {
 
 /**
  * Placement's error body: {"errors": [{"status", "code", "detail", "title"}]}; detail is webob's
- * explanation of the status, a blank line, then Placement's text (kept as it is, as `text`).
+ * explanation of the status, a blank line, then Placement's own text (kept as it is, as `text`).
  */
 function placementError(res: HttpResponse): { code: string; detail: string; text: string } {
   try {
@@ -104,8 +132,8 @@ function placementError(res: HttpResponse): { code: string; detail: string; text
     if (first) {
       const raw = String(first.detail ?? first.title ?? '');
       const blank = raw.indexOf('\n\n ');
-      const text = (blank < 0 ? raw : raw.slice(blank + 3)).replace(/ {2}$/, '');
-      return { code: first.code ?? 'placement.undefined_code', detail: raw.replace(/\s+/g, ' ').trim(), text };
+      const text = (blank < 0 ? raw : raw.slice(blank + 3)).replace(/ {2}$/, '').slice(0, 16_000);
+      return { code: first.code ?? 'placement.undefined_code', detail: raw.replace(/\s+/g, ' ').trim().slice(0, 1000), text };
     }
   } catch {
     // not JSON: a proxy's page, for example

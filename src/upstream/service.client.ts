@@ -1,8 +1,9 @@
 // Reading Nova, Glance and Ironic: GETs only, with the service's microversion headers, under the
 // same request discipline as the Placement client (discipline.ts).
 import { RequestDiscipline } from './discipline.js';
-import { createHttpClient, type HttpClient, type HttpResponse } from './http.js';
-import { UpstreamError, type PlacementClientOptions } from './placement.client.js';
+import { createHttpClient, originOf, type HttpClient, type HttpResponse } from './http.js';
+import { answerJson, UpstreamError, type PlacementClientOptions } from './placement.client.js';
+import { redactUrl } from './redact.js';
 import type { ServiceType, UpstreamSession } from './session.js';
 
 /** The service's name as operators know it. */
@@ -21,20 +22,29 @@ export class ServiceClient {
     private readonly headers: Record<string, string> = {},
     options: PlacementClientOptions = {},
   ) {
-    this.http = options.http ?? createHttpClient(session.tls, Math.max(4, options.concurrency ?? 8));
+    this.http = options.http ?? createHttpClient(session.tls, Math.max(4, options.concurrency ?? 8), options);
     this.discipline = new RequestDiscipline(session, this.http, options);
   }
 
-  /** GET of a path relative to the base, or of a full URL (Ironic's next links); the JSON answer. */
+  /**
+   * GET of a path relative to the base, or of a full URL (Ironic's next links); the JSON answer.
+   * A URL (or a path that makes one) on another origin than the base's is refused unsent.
+   */
   async get<T = any>(pathOrUrl: string, headers: Record<string, string> = {}): Promise<T> {
-    const url = /^https?:\/\//.test(pathOrUrl) ? pathOrUrl : this.base + pathOrUrl;
+    const url = /^https?:\/\//i.test(pathOrUrl) ? pathOrUrl : this.base + pathOrUrl;
+    const name = SERVICE_NAMES[this.service];
     const res = await this.discipline.send(
       (token) => ({ method: 'GET', url, headers: { 'x-auth-token': token, ...this.headers, ...headers } }),
       () => this.requestCount++,
-      (code) => `${SERVICE_NAMES[this.service]} at ${this.base} is unreachable: ${code}`,
+      (code) => `${name} at ${redactUrl(this.base)} is unreachable: ${code}`,
+      originOf(this.base),
     );
-    if (res.status >= 200 && res.status < 300) return (res.body.length ? JSON.parse(res.body.toString('utf8')) : null) as T;
-    throw new UpstreamError(res.status, `${this.service}.error`, `${SERVICE_NAMES[this.service]}: ${errorText(res)}`, 'GET', url.slice(this.base.length) || url);
+    // The path as shown: what was asked for, without the query (markers and links come from the service).
+    const asked = new URL(url).pathname;
+    const under = new URL(this.base).pathname.replace(/\/+$/, '');
+    const path = (asked.startsWith(under) ? asked.slice(under.length) : asked).slice(0, 120) || '/';
+    if (res.status >= 200 && res.status < 300) return answerJson(res, name, 'GET', path) as T;
+    throw new UpstreamError(res.status, `${this.service}.error`, `${name}: ${errorText(res)}`, 'GET', path, name);
   }
 
   close() {
@@ -48,17 +58,20 @@ function errorText(res: HttpResponse): string {
   try {
     const body = JSON.parse(text);
     const first = body && typeof body === 'object' ? Object.values(body)[0] : null;
-    if (first && typeof first === 'object' && 'message' in (first as any)) return String((first as any).message);
+    if (first && typeof first === 'object' && 'message' in (first as any)) return oneLine((first as any).message);
     if (typeof body?.error_message === 'string') {
       try {
-        return String(JSON.parse(body.error_message).faultstring ?? body.error_message);
+        return oneLine(JSON.parse(body.error_message).faultstring ?? body.error_message);
       } catch {
-        return body.error_message;
+        return oneLine(body.error_message);
       }
     }
   } catch {
     // not JSON
   }
-  return (text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200) || `HTTP ${res.status}`);
+  // Not JSON (a proxy's page, for example): nothing of it is shown.
+  return `HTTP ${res.status}`;
 }
 
+
+const oneLine = (text: unknown) => String(text).replace(/\s+/g, ' ').trim().slice(0, 300);

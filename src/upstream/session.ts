@@ -1,5 +1,7 @@
 // How the gateway reaches an OpenStack service: its endpoint and a token. A fixed URL and token
 // (`--upstream URL --upstream-token T`), or a Keystone session (clouds.yaml, OS_* variables).
+import { redactUrl } from './redact.js';
+
 export type ServiceType = 'placement' | 'compute' | 'image' | 'baremetal';
 
 export interface TlsOptions {
@@ -31,7 +33,7 @@ export function fixedTokenSession(url: string, token: string, tls: TlsOptions = 
     endpoint: async (service) => (service === 'placement' ? placement : null),
     token: async () => token,
     tls,
-    describe: () => `${placement} (fixed token)`,
+    describe: () => `${redactUrl(placement)} (fixed token)`,
   };
 }
 

@@ -1,5 +1,5 @@
-// The write port on this server's own database: each operation in one transaction (all or nothing),
-// then told to subscribers.
+// The write port on this server's own database: each operation in one transaction (all or nothing;
+// retried without blocking while another process holds the write lock), then told to subscribers.
 import type { Db } from '../db/client.js';
 import { publish, SILENT_FEED, type ChangeFeed } from '../modules/changes/changes.feed.js';
 import { eventsOf, OPERATIONS, type OperationName, type Writes } from './operations.js';
@@ -11,7 +11,7 @@ export function localWrites(db: Db, feed: ChangeFeed = SILENT_FEED): Writes {
     // through a loop over the names, hence the widening to never/unknown here and the cast below.
     const apply: (db: Db, input: never) => never = OPERATIONS[name].apply as never;
     writes[name] = async (input: never) => {
-      const result = db.transaction(() => apply(db, input));
+      const result = await db.transactionWhenFree(() => apply(db, input));
       publish(feed, eventsOf(name, result, input));
       return result;
     };

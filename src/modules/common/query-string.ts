@@ -3,25 +3,12 @@
 // `required` and `member_of`, with the same messages in the same order.
 import { isUuidLike } from '../../rules/names.js';
 import { pyCollapseSpaces, pyIntNumber, pyStrip } from '../../rules/python.js';
+import { RequestRefused } from './errors.js';
 
-/**
- * A request Placement refuses: HTTP status and its message (whitespace collapsed, as Placement's JSON
- * error shows it). Thrown, but not an Error: a refusal is an answer, and a stack trace would only cost.
- */
-export class RequestRejected {
-  readonly message: string;
-  constructor(
-    readonly status: number,
-    /** Placement's text as it wrote it (the detail of its HTTP error). */
-    readonly detail: string,
-  ) {
-    // Collapsed as Python's str.split() does (the whitespace of str.isspace(), not JS's \s).
-    this.message = pyCollapseSpaces(detail);
-  }
-}
-
+/** Placement's refusal of a request, its message whitespace-collapsed as Placement's JSON error shows it; its text as written kept as the detail. */
 export const reject = (message: string, status = 400): never => {
-  throw new RequestRejected(status, message);
+  // Collapsed as Python's str.split() does (the whitespace of str.isspace(), not JS's \s).
+  throw new RequestRefused(pyCollapseSpaces(message), status, message);
 };
 
 /** The query string as webob parses it: pairs split on & and ;, + as space, percent-decoded UTF-8. */

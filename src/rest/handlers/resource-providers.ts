@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import { DomainError, DuplicateName, InUse, InvalidInput, NotFound } from '../../modules/common/errors.js';
 import { parseMemberOf, parseResources, parseTraits } from '../../modules/common/query-string.js';
 import { providerInTree, providersInTreeMatching, type ProviderFilter, type ProviderInTree } from '../../modules/providers/providers.service.js';
-import { RequestRefused } from '../../modules/common/errors.js';
 import { pyUuidString } from '../../rules/names.js';
 import { pyJsonDumps } from '../../rules/python-json.js';
 import type { PyDict } from '../../rules/python.js';
@@ -83,8 +82,7 @@ export function list(request: RestRequest): Answer {
   try {
     rows = providersInTreeMatching(request.db, filter);
   } catch (error) {
-    if (error instanceof RequestRefused) throw new PlacementError(error.status, error.message);
-    throw error;
+    throw placementRefusal(error);
   }
   const body = { resource_providers: rows.map((p) => serializeProvider(request, p)) };
   const latest = rows.reduce<Date | undefined>((max, p) => {
