@@ -52,9 +52,12 @@ Usage:
   placement-gql backup FILE [--db FILE]
                                   copy the database to a new FILE while the server runs and writes (SQLite's backup API), then check it
   placement-gql restore FILE [--db FILE]
-                                  replace the database with a backup after checking its integrity (stop the server first)
-  placement-gql apply-config DIR [--db FILE] [--dry-run]
-                                  apply Nova provider-config YAML documents (*.yaml, in lexicographic order)
+                                  replace the database with a backup made by backup, finished and checked (a file a backup
+                                  cut short leaves is refused); stop the server first
+  placement-gql apply-config DIR [--db FILE] [--dry-run] [--allow-empty]
+                                  apply Nova provider-config YAML documents (*.yaml, in lexicographic order);
+                                  a directory without any is refused unless --allow-empty (it removes what earlier
+                                  documents set); symbolic links are followed only to files inside DIR
   placement-gql docs extra-specs|metadefs [--out FILE] [--extra-specs FILE]
                                   write reference documentation from the extra-spec registry
   placement-gql resource provider list [--name N] [--uuid U] [--resource RC=N] [--required T] [--forbidden T] [--member-of AGG,...] [--in-tree U]
@@ -142,6 +145,7 @@ async function main(argv: string[]): Promise<number> {
       check: { type: 'boolean' },
       write: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
+      'allow-empty': { type: 'boolean' },
       json: { type: 'boolean' },
       'metrics-open': { type: 'boolean' },
       'cors-origin': { type: 'string' },

@@ -1,6 +1,7 @@
 // Online backups while another connection writes, and restores that check the file first.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
 import { BackupError, backupDatabase, integrityOf, restoreDatabase } from '../src/db/backup.js';
@@ -85,5 +86,51 @@ describe('backup and restore', () => {
     expect(JSON.stringify(exportSnapshot(restored))).toBe(exported);
     restored.close();
     expect(cli('restore', tempDbFile('missing.db'), '--db', target).status).toBe(2);
+  });
+});
+
+describe('restore takes only finished backups', () => {
+  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { encoding: 'utf8' });
+
+  it('refuses what a backup cut short during its check leaves (a complete, unchecked copy), changing nothing', async () => {
+    const live = tempDbFile('live.db');
+    const db = openDatabase(live);
+    importSnapshot(db, demoCloud());
+    db.close();
+    // What backup has done when it is killed during its final check: the copy, not yet checked nor renamed.
+    const partial = `${tempDbFile('copy.db')}.partial`;
+    const source = new Database(live);
+    await source.backup(partial);
+    source.close();
+    expect(integrityOf(partial)).toEqual(['ok']);
+    const target = tempDbFile('target.db');
+    const restore = cli('restore', partial, '--db', target);
+    expect(restore.status).toBe(2);
+    expect(restore.stderr.trim()).toBe(
+      `placement-gql: ${partial} is not a finished backup: placement-gql backup marks a backup once it has copied and checked it, and this file has no mark (a backup cut short leaves such a file, named *.partial). Take the backup again.`,
+    );
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('a restored database does not pass for a backup; a backup of it does', async () => {
+    const live = tempDbFile('live.db');
+    const db = openDatabase(live);
+    importSnapshot(db, demoCloud());
+    db.close();
+    const copy = tempDbFile('copy.db');
+    await backupDatabase(live, copy);
+    const restored = tempDbFile('restored.db');
+    await restoreDatabase(copy, restored);
+    await expect(restoreDatabase(restored, tempDbFile('again.db'))).rejects.toThrow(/is not a finished backup/);
+    const second = tempDbFile('second.db');
+    await backupDatabase(restored, second);
+    await restoreDatabase(second, tempDbFile('again.db'));
+    expect(providerCount(restored)).toBe(providerCount(live));
+  });
+
+  it('names a file that is not a database without SQLite words', async () => {
+    const damaged = tempDbFile('damaged.db');
+    writeFileSync(damaged, 'not a database at all, just text'.repeat(200));
+    await expect(restoreDatabase(damaged, tempDbFile())).rejects.toThrow(new BackupError(`${damaged} is not a readable SQLite database: it is not an SQLite database`));
   });
 });

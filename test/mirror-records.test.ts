@@ -70,13 +70,13 @@ describe('records at the edges of what Placement 8.0.0 accepts', () => {
       count: 2,
       reasons: [
         { kind: 'allocation', reason: 'the provider has no inventory of that class in the mirror', count: 1 },
-        { kind: 'inventory', reason: 'its capacity, (total - reserved) × allocation_ratio, is more than 2147483647, the most the API can answer', count: 1 },
+        { kind: 'inventory', reason: 'its allocation_ratio gives a capacity floor((total - reserved) * allocation_ratio) of 4294967294, above 2147483647, the largest the API can answer: lower allocation_ratio or total', count: 1 },
       ],
       records: [
         {
           kind: 'inventory',
           record: `inventory "VCPU" of provider ${BIG} (total 2147483647, reserved 0, min_unit 1, max_unit 2147483647, step_size 1, allocation_ratio 2)`,
-          reason: 'its capacity, (total - reserved) × allocation_ratio, is more than 2147483647, the most the API can answer',
+          reason: 'its allocation_ratio gives a capacity floor((total - reserved) * allocation_ratio) of 4294967294, above 2147483647, the largest the API can answer: lower allocation_ratio or total',
         },
         { kind: 'allocation', record: `VCPU 4 of consumer ${F1} on provider ${BIG}`, reason: 'the provider has no inventory of that class in the mirror' },
       ],
@@ -84,7 +84,7 @@ describe('records at the edges of what Placement 8.0.0 accepts', () => {
     // /health answers without a token: counts and reasons, no record.
     expect((await health()).upstream.skipped).toEqual({
       records: 2,
-      reasons: ['1 allocation: the provider has no inventory of that class in the mirror', '1 inventory: its capacity, (total - reserved) × allocation_ratio, is more than 2147483647, the most the API can answer'],
+      reasons: ['1 allocation: the provider has no inventory of that class in the mirror', '1 inventory: its allocation_ratio gives a capacity floor((total - reserved) * allocation_ratio) of 4294967294, above 2147483647, the largest the API can answer: lower allocation_ratio or total'],
     });
     // The next refresh reads nothing again (no generation moved) and keeps saying so.
     await gateway.refresh();

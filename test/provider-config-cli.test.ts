@@ -1,6 +1,6 @@
 // placement-gql apply-config DIR: reading the directory as Nova does, refusing unsafe files, printing the plan.
 import { execFile } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -170,6 +170,52 @@ describe('apply-config', () => {
     expect(text).toContain('30-broken.yaml, providers[0].traits.additional (cn1): Only custom traits (CUSTOM_...) may be set by a provider config: HW_CPU_X86_AVX2 is not custom.');
     expect(text).toContain('Nothing was applied: 1 error(s).');
     expect(providersNow()).toEqual(before);
+  });
+
+  it('refuses an empty set (no *.yaml, or only *.yml) and keeps what earlier documents set, unless --allow-empty', async () => {
+    dir = configDir({ '10-default.yaml': DEFAULT });
+    expect(await run()).toBe(0);
+    const applied = providersNow();
+    for (const files of [{}, { 'default.yml': DEFAULT, '.hidden.yaml': DEFAULT }] as Record<string, string>[]) {
+      dir = configDir(files);
+      output = [];
+      expect(await run()).toBe(2);
+      expect(await run({ 'dry-run': true })).toBe(2);
+      expect(providersNow()).toEqual(applied);
+    }
+    expect(output[0]).toBe(
+      `Nothing was applied: no *.yaml documents in ${dir} (.hidden.yaml, default.yml are not read: Nova reads only *.yaml files that are not hidden). Applying no documents removes every inventory and trait that earlier documents set; give --allow-empty to do that.`,
+    );
+    output = [];
+    expect(await run({ 'allow-empty': true })).toBe(0);
+    expect(output.join('\n')).toContain('  - trait CUSTOM_P_STATE  (set by 10-default.yaml)');
+    expect(providersNow()[0]).toEqual({ name: 'cn1', generation: 2, traits: 'COMPUTE_NODE', inventories: 'VCPU=8' });
+  });
+
+  it('does not follow a symbolic link out of the directory, naming it and printing nothing of its target', async () => {
+    const outside = configDir({ 'secret.yaml': 'meta:\n  schema_version: hunter2-password\n' });
+    dir = configDir({ '10-default.yaml': DEFAULT });
+    symlinkSync(join(outside, 'secret.yaml'), join(dir, '20-link.yaml'));
+    symlinkSync('/etc/passwd', join(dir, '30-passwd.yaml'));
+    // A link to a file inside the directory is read as that file.
+    symlinkSync('10-default.yaml', join(dir, '40-same.yaml'));
+    const before = providersNow();
+    expect(await run()).toBe(2);
+    expect(output).toEqual([
+      'Nothing was applied: 2 file(s) refused.',
+      `  Refusing ${join(dir, '20-link.yaml')}: it is a symbolic link to a file outside ${dir}. Provider config is read only from the directory itself: copy the file in.`,
+      `  Refusing ${join(dir, '30-passwd.yaml')}: it is a symbolic link to a file outside ${dir}. Provider config is read only from the directory itself: copy the file in.`,
+    ]);
+    expect(output.join('\n')).not.toMatch(/hunter2|root:/);
+    expect(providersNow()).toEqual(before);
+  });
+
+  it('refuses a file that is not UTF-8, naming the byte, the line and the column', async () => {
+    dir = configDir({ '10-default.yaml': DEFAULT });
+    writeFileSync(join(dir, '20-latin1.yaml'), Buffer.concat([Buffer.from("meta:\n  schema_version: '1.0'\n# caf"), Buffer.from([0xe9]), Buffer.from('\nproviders: []\n')]));
+    chmodSync(join(dir, '20-latin1.yaml'), 0o644);
+    expect(await run()).toBe(2);
+    expect(output).toContain(`  Cannot read ${join(dir, '20-latin1.yaml')}: it is not UTF-8 text: byte 35 (line 3, column 6) is not part of a UTF-8 character.`);
   });
 
   it('needs an existing directory', async () => {

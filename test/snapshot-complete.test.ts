@@ -95,14 +95,17 @@ describe('complete snapshots', () => {
     expect(error).toBeInstanceOf(SnapshotRejected);
     expect(error!.problems).toContainEqual({ path: 'baremetal_nodes.0.uuid', message: `a node's provider (same uuid) must be in providers: ${U(9)} is not` });
     expect(exportSnapshot(target)).toEqual(before);
-    // Rules of the flavor module, once the shapes are right: listed, nothing written.
-    const late = { ...demoCloud(), flavors: [{ name: 'x', vcpus: 0, memory_mb: 1, root_gb: 1 }, { name: 'y', vcpus: 1, memory_mb: 1, root_gb: -1 }] };
+    // Flavor sizes out of range, and the rules of the flavor module once the shapes are right: listed, named
+    // as the file writes them, nothing written.
+    const late = { ...demoCloud(), flavors: [{ name: 'x', vcpus: 0, memory_mb: 1, root_gb: 1 }, { name: 'y', vcpus: 1, memory_mb: 1, root_gb: -1 }, { name: ' z', vcpus: 1, memory_mb: 1 }] };
     expect(() => importSnapshot(target, late, { replace: true })).toThrow(SnapshotRejected);
     try {
       importSnapshot(target, late, { replace: true });
     } catch (e) {
-      expect((e as SnapshotRejected).problems.map((p) => p.path)).toEqual(['flavors.0.vcpus', 'flavors.1.rootGb']);
+      expect((e as SnapshotRejected).problems.map((p) => p.path)).toEqual(['flavors.0.vcpus', 'flavors.1.root_gb']);
     }
+    const named = { ...demoCloud(), flavors: [{ name: ' z', vcpus: 1, memory_mb: 1 }] };
+    expect(() => importSnapshot(target, named, { replace: true })).toThrow(expect.objectContaining({ problems: [{ path: 'flavors.0.name', message: 'must not start or end with whitespace' }] }));
     expect(exportSnapshot(target)).toEqual(before);
   });
 

@@ -23,15 +23,29 @@ function requireSound(file: string) {
   try {
     problems = integrityOf(file);
   } catch (error) {
-    throw new BackupError(`${file} is not a readable SQLite database: ${(error as Error).message}`);
+    const why: Record<string, string> = { SQLITE_NOTADB: 'it is not an SQLite database', SQLITE_CORRUPT: 'it is damaged', SQLITE_CANTOPEN: 'it does not exist or cannot be opened' };
+    throw new BackupError(`${file} is not a readable SQLite database: ${why[(error as { code?: string }).code ?? ''] ?? 'SQLite cannot read it'}`);
   }
   if (problems.length !== 1 || problems[0] !== 'ok') throw new BackupError(`${file} fails integrity_check: ${problems.slice(0, 5).join('; ')}`);
 }
 
+// Written into a backup last, once integrity_check passed: restore takes only a file that has it, so a
+// backup cut short at any point (during the copy, the check, or before its rename) is never restored.
+const CHECKED = 'placement_gql_backup_checked';
+
+function writable<T>(file: string, f: (sqlite: Database.Database) => T): T {
+  const sqlite = new Database(file, { fileMustExist: true });
+  try {
+    return f(sqlite);
+  } finally {
+    sqlite.close();
+  }
+}
+
 /**
- * Copies the live database `source` to the new file `target`, then checks the copy. The copy is made as
- * `target.partial` and renamed once checked, so a backup cut short (a kill, a full disk) never leaves a
- * file under the backup's name.
+ * Copies the live database `source` to the new file `target`, then checks the copy and marks it checked.
+ * The copy is made as `target.partial` and renamed once marked, so a backup cut short (a kill, a full
+ * disk) never leaves a file under the backup's name, and what it leaves is not a backup restore takes.
  */
 export async function backupDatabase(source: string, target: string): Promise<{ pages: number }> {
   if (existsSync(target)) throw new BackupError(`${target} exists; a backup never overwrites a file`);
@@ -42,7 +56,13 @@ export async function backupDatabase(source: string, target: string): Promise<{ 
   try {
     sqlite.pragma('busy_timeout = 5000');
     const { totalPages } = await sqlite.backup(partial);
+    // A database restored from a backup still carries that backup's mark: it says nothing of this copy.
+    writable(partial, (copy) => copy.exec(`DROP TABLE IF EXISTS ${CHECKED}`));
     requireSound(partial);
+    writable(partial, (copy) => {
+      copy.exec(`CREATE TABLE ${CHECKED} (checked_at TEXT NOT NULL, pages INTEGER NOT NULL)`);
+      copy.prepare(`INSERT INTO ${CHECKED} (checked_at, pages) VALUES (?, ?)`).run(new Date().toISOString(), totalPages);
+    });
     renameSync(partial, target);
     return { pages: totalPages };
   } finally {
@@ -55,9 +75,15 @@ export async function restoreDatabase(source: string, target: string): Promise<{
   requireSound(source);
   const backup = new Database(source, { readonly: true, fileMustExist: true });
   try {
-    const isOurs = backup.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'resource_providers'").get();
-    if (!isOurs) throw new BackupError(`${source} is not a placement-gql database (it has no resource_providers table)`);
+    const has = (table: string) => backup.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table);
+    if (!has('resource_providers')) throw new BackupError(`${source} is not a placement-gql database (it has no resource_providers table)`);
+    if (!has(CHECKED)) {
+      throw new BackupError(
+        `${source} is not a finished backup: placement-gql backup marks a backup once it has copied and checked it, and this file has no mark (a backup cut short leaves such a file, named *.partial). Take the backup again.`,
+      );
+    }
     const { totalPages } = await backup.backup(target);
+    writable(target, (restored) => restored.exec(`DROP TABLE IF EXISTS ${CHECKED}`));
     return { pages: totalPages };
   } finally {
     backup.close();

@@ -3,7 +3,7 @@
 // mirror as in standalone mode. Placement's refusals become the same typed errors, with Placement's
 // code. Data of Nova, Glance and Ironic is changed here only while that service is not mirrored.
 import { CapacityExceeded, DomainError, DuplicateName, GenerationConflict, InUse, InvalidInput, NotAvailableHere, NotFound, UpstreamUnavailable } from '../modules/common/errors.js';
-import { withDefaults, type AddInventoryInput, type DeleteInventoryInput, type InventoryInput, type PlacementRules, type SetInventoriesInput, type SetInventoryInput, type UpdateInventoryInput } from '../modules/inventories/inventories.service.js';
+import { refuseCapacitiesOutOfRange, withDefaults, type AddInventoryInput, type DeleteInventoryInput, type InventoryInput, type PlacementRules, type SetInventoriesInput, type SetInventoryInput, type UpdateInventoryInput } from '../modules/inventories/inventories.service.js';
 import type { SetProviderTraitsInput } from '../modules/traits/traits.service.js';
 import type { SetProviderAggregatesInput } from '../modules/aggregates/aggregates.service.js';
 import type { SetAllocationsInput } from '../modules/allocations/allocations.service.js';
@@ -77,6 +77,8 @@ const mirrored = (gateway: Gateway, uuid: string): ProviderRow => {
 const asked = (rules: PlacementRules) => (rules.minor == null ? undefined : `1.${rules.minor}`);
 
 async function setInventories(gateway: Gateway, input: SetInventoriesInput): Promise<ProviderRow> {
+  // What this server could not answer is not sent to Placement either.
+  refuseCapacitiesOutOfRange(input.inventories.map((inventory, n) => ({ inventory, path: `inventories.${n}` })), input.providerUuid);
   const inventories = Object.fromEntries(input.inventories.map((i) => [i.resourceClass, inventoryFields(i)]));
   await through(gateway, { provider: input.providerUuid, generation: input.generation }, () =>
     gateway.write('PUT', `/resource_providers/${input.providerUuid}/inventories`, { resource_provider_generation: input.generation, inventories }, asked(input)),
@@ -87,6 +89,7 @@ async function setInventories(gateway: Gateway, input: SetInventoriesInput): Pro
 
 /** One class: PUT .../inventories/{rc} when the provider has it; else the whole set with it added (osc-placement's --amend). */
 async function setInventory(gateway: Gateway, input: SetInventoryInput): Promise<ProviderRow> {
+  refuseCapacitiesOutOfRange([{ inventory: input, path: '' }], input.providerUuid);
   const subject = { provider: input.providerUuid, generation: input.generation };
   const fields = inventoryFields(input);
   const current = await through(gateway, subject, () => gateway.write<{ inventories: Record<string, unknown> }>('GET', `/resource_providers/${input.providerUuid}/inventories`));
@@ -110,6 +113,7 @@ async function setInventory(gateway: Gateway, input: SetInventoryInput): Promise
 }
 
 async function addInventory(gateway: Gateway, input: AddInventoryInput) {
+  refuseCapacitiesOutOfRange([{ inventory: input, path: '' }], input.providerUuid);
   await through(gateway, { provider: input.providerUuid, kind: 'resource class', key: `resourceClass=${input.resourceClass}` }, () =>
     gateway.write('POST', `/resource_providers/${input.providerUuid}/inventories`, { resource_class: input.resourceClass, ...inventoryFields(input) }, asked(input)),
   );
@@ -118,6 +122,7 @@ async function addInventory(gateway: Gateway, input: AddInventoryInput) {
 }
 
 async function updateInventory(gateway: Gateway, input: UpdateInventoryInput) {
+  refuseCapacitiesOutOfRange([{ inventory: input, path: '' }], input.providerUuid);
   await through(gateway, { provider: input.providerUuid, generation: input.generation, kind: 'resource class', key: `resourceClass=${input.resourceClass}` }, () =>
     gateway.write(
       'PUT',

@@ -5,7 +5,8 @@ import type { Db } from '../db/client.js';
 import { all, get, list, run } from '../db/sql.js';
 import { ensureResourceClasses } from '../modules/resource-classes/resource-classes.service.js';
 import { ensureTraits } from '../modules/traits/traits.service.js';
-import type { KnownState, PlacementState, ProviderDetail } from './placement-api.source.js';
+import type { ProviderDetail } from './placement-api.source.js';
+import type { KnownState, PlacementState } from './source.js';
 
 export interface MirrorChanges {
   providers: number;

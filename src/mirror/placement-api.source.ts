@@ -10,49 +10,17 @@
 //     consumer), and then that project's consumers are re-read one by one.
 // Every record is judged before it is used or stored (placement.records.ts): what cannot be mirrored
 // is skipped, with the rule it breaks, into the state's `skipped`.
-import type { PlacementSource } from './source.js';
+import type { KnownState, PlacementSource, PlacementState, ReadProgress } from './source.js';
 import type { PlacementClient } from '../upstream/placement.client.js';
 import { UnexpectedAnswer, UpstreamError } from '../upstream/placement.client.js';
 import { isUuid } from './records.js';
-import { acceptConsumer, acceptDetail, acceptHeld, acceptNames, acceptProviders, Skipped, withInventory, type ConsumerMeta, type MirrorTree, type ProviderDetail, type SkippedRecord, type UpstreamProvider } from './placement.records.js';
+import { acceptConsumer, acceptDetail, acceptHeld, acceptNames, acceptProviders, Skipped, withInventory, type ConsumerMeta, type ProviderDetail } from './placement.records.js';
 
 export type { ConsumerMeta, ProviderDetail, UpstreamInventory, UpstreamProvider } from './placement.records.js';
 
 /** What the mirror knew after its last refresh. */
-export interface KnownState {
-  generations: Map<string, number>;
-  /** Every provider's name, parent and root. */
-  tree: MirrorTree;
-  /** provider -> the classes it has an inventory of. */
-  inventoryClasses: Map<string, Set<string>>;
-  consumers: Map<string, ConsumerMeta>;
-  /** consumer -> provider -> class -> amount. */
-  allocations: Map<string, Map<string, Record<string, number>>>;
-}
 
-export interface PlacementState {
-  providers: UpstreamProvider[];
-  traits: string[];
-  resourceClasses: string[];
-  /** Only providers whose generation moved (or new ones). */
-  details: Map<string, ProviderDetail>;
-  /** provider -> consumer -> class -> amount, for every provider whose allocations may have changed. */
-  allocations: Map<string, Map<string, Record<string, number>>>;
-  /** Consumers new or changed since the last refresh; the others keep what the mirror has. */
-  consumers: Map<string, ConsumerMeta>;
-  /** Every consumer Placement has, with its generation (a full read only). */
-  seenConsumers: Map<string, number>;
-  /** The records not mirrored, and why. */
-  skipped: SkippedRecord[];
-  /** Providers whose records were judged again in this read: in detail, or only their allocations. */
-  judged: { details: Set<string>; allocations: Set<string> };
-}
 
-export interface ReadProgress {
-  done: number;
-  total: number;
-  requests: number;
-}
 
 /** Placement's API as a refresh's source (the client's own requests: Keystone, retries, bounds). */
 export const apiSource = (client: PlacementClient): PlacementSource => ({

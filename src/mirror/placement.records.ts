@@ -2,9 +2,9 @@
 // used in a request: each record must be valid for what reads it (Placement's own schemas, and
 // what the GraphQL API can answer). A bad record is skipped with the rule it breaks; a bad provider
 // that others hang from would leave them without a parent, so the refresh is refused instead.
-import { capacityAnswerable, MAX_ANSWERABLE_CAPACITY } from '../rules/capacity.js';
+import { MAX_INT } from '../rules/capacity.js';
 import { isConsumerType, isPlacementName } from '../rules/names.js';
-import { inventoryIssues, MAX_INT, type InventoryFields } from '../modules/inventories/inventories.service.js';
+import { inventoryIssues, type InventoryFields } from '../modules/inventories/inventories.service.js';
 import { MAX_PROVIDER_NAME_LENGTH } from '../modules/providers/providers.service.js';
 import { MirrorRefused } from '../upstream/failure.js';
 import { UnexpectedAnswer } from '../upstream/placement.client.js';
@@ -187,7 +187,7 @@ const INVENTORY_FIELDS: [keyof InventoryFields, keyof UpstreamInventory][] = [
   ['allocationRatio', 'allocation_ratio'],
 ];
 
-/** Why one inventory cannot be mirrored, or null: Placement's schema, and a capacity the API can answer. */
+/** Why one inventory cannot be mirrored, or null: Placement's schema and a capacity the API can answer (inventoryIssues holds both). */
 function inventoryProblem(raw: unknown): string | null {
   if (!isObject(raw)) return 'it is not an object';
   const fields = {} as InventoryFields;
@@ -201,7 +201,6 @@ function inventoryProblem(raw: unknown): string | null {
     const field = (path: string) => INVENTORY_FIELDS.find(([mine]) => path === `.${mine}`)?.[1] ?? path;
     return issues.map((i) => `its ${field(i.path)} ${i.message.replace(/ \(got [^)]*\)$/, '')}`).join('; ');
   }
-  if (!capacityAnswerable(fields)) return `its capacity, (total - reserved) × allocation_ratio, is more than ${MAX_ANSWERABLE_CAPACITY}, the most the API can answer`;
   return null;
 }
 

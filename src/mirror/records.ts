@@ -1,7 +1,7 @@
 // What every record the mirror takes from an upstream answer is judged with: the record of a skip,
 // how a value is shown in it (quoted, cut short), and the checks of identifiers and text.
 import { canonicalUuid } from '../rules/names.js';
-import { MAX_INT } from '../modules/inventories/inventories.service.js';
+import { MAX_INT } from '../rules/capacity.js';
 
 export interface SkippedRecord {
   /** provider, inventory, trait, aggregate, resource class, consumer, allocation; flavor, server, image, node. */

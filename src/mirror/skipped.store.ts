@@ -4,7 +4,7 @@
 // its own without being read at every refresh.
 import type { Db } from '../db/client.js';
 import { all, get, list, run } from '../db/sql.js';
-import type { PlacementState } from './placement-api.source.js';
+import type { PlacementState } from './source.js';
 import type { SkippedRecord } from './records.js';
 
 /** Kinds judged with a provider's holdings (its allocations listing) rather than with its detail. */

@@ -3,7 +3,7 @@ import type { CommandOptions } from '../command.js';
 import { openDatabase } from '../db/client.js';
 import { Gateway, type GatewayOptions } from './gateway.js';
 import { DatabaseRefused, explainFailure, isExplained } from '../upstream/failure.js';
-import type { ReadProgress } from './placement-api.source.js';
+import type { ReadProgress } from './source.js';
 import { gatewayOptions, upstreamSession, UpstreamConfigError } from './gateway.options.js';
 import { reasonLine } from './skipped.store.js';
 

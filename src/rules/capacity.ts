@@ -16,14 +16,18 @@ export interface UnitFields {
   stepSize: number;
 }
 
+/** The largest integer the API answers: GraphQL's Int, and Placement's integer columns (db.MAX_INT). */
+export const MAX_INT = 2147483647;
+
 /** Capacity: int((total - reserved) * allocation_ratio) (never negative: reserved <= total). */
 export const capacityOf = (inv: CapacityFields) => Math.trunc((inv.total - inv.reserved) * inv.allocationRatio);
 
-/** The largest capacity the API can answer: GraphQL's Int is 32-bit, as Placement's MAX_INT. */
-export const MAX_ANSWERABLE_CAPACITY = 2147483647;
-
-/** Whether an inventory's capacity can be answered (total 2147483647 at ratio 2 cannot). */
-export const capacityAnswerable = (inv: CapacityFields) => capacityOf(inv) <= MAX_ANSWERABLE_CAPACITY;
+/**
+ * Whether the API can answer an inventory's capacity. Placement 8.0.0 stores any allocation_ratio up to
+ * 3.4e38 and answers capacities past MAX_INT (it has Python's integers); an Int cannot carry them, so
+ * such an inventory is refused before it is stored. Usage never passes capacity, so it stays in range too.
+ */
+export const capacityInRange = (inv: CapacityFields) => capacityOf(inv) <= MAX_INT;
 
 /** Whether an amount is allowed by min_unit, max_unit and step_size, whatever is used. */
 export const fitsUnits = (inv: UnitFields, amount: number) => amount >= inv.minUnit && amount <= inv.maxUnit && amount % inv.stepSize === 0;

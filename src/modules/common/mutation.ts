@@ -4,7 +4,8 @@
 import type { InputFieldMap, InputShapeFromFields } from '@pothos/core';
 import { builder, type InputFieldBuilder, type Types } from '../../builder.js';
 import type { Context } from '../../context.js';
-import { DomainError, NotAvailableHere, UpstreamUnavailable } from './errors.js';
+import { DomainError, InvalidInput, NotAvailableHere, UpstreamUnavailable } from './errors.js';
+import { textProblems } from '../../rules/text.js';
 import { InvalidInputError, typenameOf } from './errors.graphql.js';
 import { GraphQLError } from 'graphql';
 
@@ -50,6 +51,9 @@ export function defineMutation<Fields extends InputFieldMap, Payload>(name: stri
         // the shape of those fields (the type Pothos gives the same arg at a call site).
         const input = args.input as InputShapeFromFields<Fields>;
         try {
+          // Text that has no UTF-8 form (a lone surrogate from a \ud800 escape) would be stored as U+FFFD.
+          const notText = textProblems(input);
+          if (notText.length) throw new InvalidInput(notText);
           return await options.resolve(input, ctx);
         } catch (error) {
           // graphql-js treats a returned Error as a failure: hand the error over as plain data.

@@ -1,11 +1,9 @@
 // Inventories: Placement's PUT /resource_providers/{uuid}/inventories.
 import type { Db } from '../../db/client.js';
 import { all, get, list, run } from '../../db/sql.js';
-import { capacityOf } from '../../rules/capacity.js';
 import { GenerationConflict, InUse, InvalidInput, NotFound, type Issue } from '../common/errors.js';
 import { bumpGeneration, requireProvider, type ProviderRow } from '../providers/providers.service.js';
-
-export const MAX_INT = 2147483647;
+import { capacityInRange, capacityOf, MAX_INT } from '../../rules/capacity.js';
 
 export interface InventoryFields {
   total: number;
@@ -33,8 +31,45 @@ export interface InventoryInput extends Nullable<Omit<InventoryFields, 'total'>>
   total: number;
 }
 
-/** Problems with one inventory record, by Placement's schema and rules. */
+/** Problems with one inventory record: Placement's schema and rules, then the capacity the API can answer. */
 export function inventoryIssues(inv: InventoryFields, path: string): Issue[] {
+  const issues = placementInventoryIssues(inv, path);
+  const capacity = issues.length === 0 ? capacityIssue(inv, path) : null;
+  return capacity ? [capacity] : issues;
+}
+
+/**
+ * A capacity the API cannot answer (capacityInRange), named on the field that multiplies it. With the
+ * class and the provider, it carries the words Placement's REST API answers here (Placement 8.0.0
+ * itself would store it).
+ */
+export function capacityIssue(inv: InventoryFields, path: string, of?: { resourceClass: string; providerUuid: string }): Issue | null {
+  if (capacityInRange(inv)) return null;
+  return {
+    path: `${path}.allocationRatio`,
+    message: `gives a capacity floor((total - reserved) * allocation_ratio) of ${capacityOf(inv)}, above ${MAX_INT}, the largest the API can answer: lower allocation_ratio or total`,
+    ...(of && {
+      placement: `Invalid inventory for '${of.resourceClass}' on resource provider '${of.providerUuid}'. Its capacity, int((total - reserved) * allocation_ratio), is ${capacityOf(inv)}: above ${MAX_INT}, the largest this service stores.`,
+    }),
+  };
+}
+
+/**
+ * Gateway mode: Placement checks its own rules when the change reaches it, but takes capacities the
+ * API cannot answer; those are refused before anything is sent.
+ */
+export function refuseCapacitiesOutOfRange(records: { inventory: InventoryInput; path: string }[], providerUuid: string) {
+  const issues: Issue[] = [];
+  for (const { inventory, path } of records) {
+    const fields = withDefaults(inventory);
+    const issue = placementInventoryIssues(fields, path).length === 0 ? capacityIssue(fields, path, { resourceClass: inventory.resourceClass, providerUuid }) : null;
+    if (issue) issues.push({ ...issue, path: issue.path.replace(/^\./, '') });
+  }
+  if (issues.length) throw new InvalidInput(issues);
+}
+
+/** Problems with one inventory record, by Placement's schema and rules. */
+export function placementInventoryIssues(inv: InventoryFields, path: string): Issue[] {
   const issues: Issue[] = [];
   const intField = (name: keyof InventoryFields, value: number, min: number) => {
     if (!Number.isInteger(value) || value < min || value > MAX_INT) issues.push({ path: `${path}.${name}`, message: `must be an integer from ${min} to ${MAX_INT} (got ${value})` });
@@ -99,7 +134,9 @@ export interface PlacementRules {
 function recordIssues(fields: InventoryFields, path: string, resourceClass: string, provider: ProviderRow, rules: PlacementRules): Issue[] {
   if (rules.minor == null) return inventoryIssues(fields, path);
   const problem = placementCapacityProblem(fields, resourceClass, provider.uuid, rules.minor);
-  return problem ? [{ path: `${path}.reserved`, message: `the reserved value (${fields.reserved}) leaves no capacity (total ${fields.total})`, placement: problem }] : [];
+  if (problem) return [{ path: `${path}.reserved`, message: `the reserved value (${fields.reserved}) leaves no capacity (total ${fields.total})`, placement: problem }];
+  const capacity = capacityIssue(fields, path, { resourceClass, providerUuid: provider.uuid });
+  return capacity ? [capacity] : [];
 }
 
 export interface SetInventoriesInput extends PlacementRules {

@@ -1,6 +1,7 @@
 // placement-gql apply-config DIR [--dry-run] [--db FILE]: Nova's provider_config directory, applied as a plan.
-import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
+import { decodeUtf8 } from '../../rules/text.js';
 import type { CommandOptions } from '../../command.js';
 import { openDatabase } from '../../db/client.js';
 import { localWrites } from '../../writes/local.js';
@@ -9,7 +10,7 @@ import { codePointOrder } from '../../rules/python.js';
 import { type ConfigDocument, type Problem } from './provider-config.documents.js';
 import { isChanged, type ConfigPlan, type PlannedInventory } from './provider-config.service.js';
 
-const USAGE = 'Usage: placement-gql apply-config DIR [--dry-run] [--db FILE]';
+const USAGE = 'Usage: placement-gql apply-config DIR [--dry-run] [--allow-empty] [--db FILE]';
 
 /** Why a file or directory must not be trusted: writable by others than its owner, or owned by another user. */
 function unsafe(path: string, stats: Stats): string | null {
@@ -28,25 +29,42 @@ export interface ReadDirectory {
   documents: ConfigDocument[];
   /** Files refused (permissions, not readable): nothing is applied while there is one. */
   refusals: string[];
+  /** Files Nova would not read (not *.yaml, or hidden), to name when no document is found. */
+  skipped: string[];
 }
 
-/** The *.yaml files of a directory (not hidden ones), in code point order, as Nova globs them. */
+/** Whether `path` is `dir` or inside it (both real paths). */
+const inside = (dir: string, path: string) => {
+  const rel = relative(dir, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+/**
+ * The *.yaml files of a directory (not hidden ones), in code point order, as Nova globs them. A symbolic
+ * link is followed only to a file inside the directory; nothing outside it is read (or printed).
+ */
 export function readConfigDirectory(dir: string): ReadDirectory {
   const refusals: string[] = [];
   const dirProblem = unsafe(dir, statSync(dir));
   if (dirProblem) refusals.push(dirProblem.replace('Refusing', 'Refusing the directory'));
-  const names = readdirSync(dir)
-    .filter((name) => name.endsWith('.yaml') && !name.startsWith('.'))
-    .sort(codePointOrder);
+  const realDir = realpathSync(dir);
+  const all = readdirSync(dir).sort(codePointOrder);
+  const names = all.filter((name) => name.endsWith('.yaml') && !name.startsWith('.'));
+  const skipped = all.filter((name) => !names.includes(name));
   const documents: ConfigDocument[] = [];
-  const utf8 = new TextDecoder('utf-8', { fatal: true });
   for (const name of names) {
     const path = join(dir, name);
+    let real: string;
     let stats: Stats;
     try {
-      stats = statSync(path);
+      real = realpathSync(path);
+      if (!inside(realDir, real)) {
+        refusals.push(`Refusing ${path}: it is a symbolic link to a file outside ${dir}. Provider config is read only from the directory itself: copy the file in.`);
+        continue;
+      }
+      stats = statSync(real);
     } catch (error) {
-      refusals.push(`Cannot read ${path}: ${(error as Error).message}`);
+      refusals.push(`Cannot read ${path}: ${describeError(error)}`);
       continue;
     }
     if (!stats.isFile()) {
@@ -58,13 +76,30 @@ export function readConfigDirectory(dir: string): ReadDirectory {
       refusals.push(problem);
       continue;
     }
+    let bytes: Buffer;
     try {
-      documents.push({ name, content: utf8.decode(readFileSync(path)) });
+      bytes = readFileSync(real);
     } catch (error) {
-      refusals.push(error instanceof TypeError ? `Cannot read ${path}: it is not valid UTF-8 text.` : `Cannot read ${path}: ${(error as Error).message}`);
+      refusals.push(`Cannot read ${path}: ${describeError(error)}`);
+      continue;
     }
+    const text = decodeUtf8(bytes);
+    if (text.ok) documents.push({ name, content: text.text });
+    else refusals.push(`Cannot read ${path}: it is not UTF-8 text: byte ${text.offset} (line ${text.line}, column ${text.column}) is not part of a UTF-8 character.`);
   }
-  return { documents, refusals };
+  return { documents, refusals, skipped };
+}
+
+/** A file system error in plain words (no JavaScript message, which repeats the path). */
+function describeError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const words: Record<string, string> = {
+    ENOENT: 'it does not exist (a symbolic link to nothing?)',
+    EACCES: 'permission denied',
+    ELOOP: 'its symbolic links loop',
+    EISDIR: 'it is a directory',
+  };
+  return words[code ?? ''] ?? `the system refuses it (${code ?? 'unknown error'})`;
 }
 
 const FIELD_NAMES: [keyof InventoryFields, string][] = [
@@ -137,10 +172,18 @@ export async function applyConfigCommand(options: CommandOptions): Promise<numbe
     console.error(`${dir} is not a directory. ${USAGE}`);
     return 1;
   }
-  const { documents, refusals } = readConfigDirectory(dir);
+  const { documents, refusals, skipped } = readConfigDirectory(dir);
   if (refusals.length) {
     console.error(`Nothing was applied: ${refusals.length} file(s) refused.`);
     for (const refusal of refusals) console.error(`  ${refusal}`);
+    return 2;
+  }
+  // An empty set is the complete configuration "nothing": it removes what earlier documents set.
+  if (documents.length === 0 && !options.values['allow-empty']) {
+    const others = skipped.length ? ` (${skipped.join(', ')} ${skipped.length > 1 ? 'are' : 'is'} not read: Nova reads only *.yaml files that are not hidden)` : '';
+    console.error(
+      `Nothing was applied: no *.yaml documents in ${dir}${others}. Applying no documents removes every inventory and trait that earlier documents set; give --allow-empty to do that.`,
+    );
     return 2;
   }
   const db = openDatabase(options.dbFile);

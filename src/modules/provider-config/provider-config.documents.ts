@@ -2,7 +2,7 @@
 // get_provider_configs), with every problem named in an operator's words.
 import { codePointOrder, pyIntNumber } from '../../rules/python.js';
 import { customNameProblem } from '../../rules/names.js';
-import { inventoryIssues, withDefaults, type InventoryFields } from '../inventories/inventories.service.js';
+import { capacityIssue, placementInventoryIssues, withDefaults, type InventoryFields } from '../inventories/inventories.service.js';
 import { additionalKeys, SchemaCrash, SUPPORTED_SCHEMA_VERSIONS, validateSchema, type InstancePath, type SchemaError } from './provider-config.schema.js';
 import { loadYaml, YamlMapping, type YamlValue } from './provider-config.yaml.js';
 
@@ -32,6 +32,8 @@ export type Rule =
   | 'inventory_in_use'
   | 'placement_refuses'
   // this project's own checks
+  | 'duplicate_key'
+  | 'capacity_out_of_range'
   | 'duplicate_document'
   | 'not_yaml_file_name'
   | 'compute_node_matches_nothing'
@@ -229,6 +231,14 @@ function checkDocument(doc: ConfigDocument): DocumentCheck {
     return result;
   }
   const document = loaded.value;
+  for (const { key, line, column, firstLine } of loaded.duplicateKeys) {
+    result.applyProblems.push(
+      problem(
+        'duplicate_key',
+        `Line ${line}, column ${column}: the key ${JSON.stringify(key)} is written twice in one mapping (first at line ${firstLine}). Nova keeps the last value without a word; it is not applied here: write each key once.`,
+      ),
+    );
+  }
 
   const version = schemaVersion(document);
   if ('problem' in version) {
@@ -372,11 +382,19 @@ function checkProvider(document: string, provider: YamlMapping, index: number, r
   for (const [name, { fields, path }] of inventories) {
     const bad = customNameProblem(name);
     if (bad) result.applyProblems.push({ ...problem('placement_refuses', `Placement refuses the resource class ${JSON.stringify(name)}: a custom resource class name ${bad}.`, []), path });
-    for (const issue of inventoryIssues(fields, path)) {
+    const placementIssues = placementInventoryIssues(fields, path);
+    for (const issue of placementIssues) {
       const field = issue.path.slice(path.length + 1);
       result.applyProblems.push({
         ...problem('placement_refuses', `Placement refuses this inventory of ${name}: ${CAMEL[field] ?? field} ${issue.message}.`, []),
         path: `${path}.${CAMEL[field] ?? field}`,
+      });
+    }
+    const capacity = placementIssues.length === 0 ? capacityIssue(fields, path) : null;
+    if (capacity) {
+      result.applyProblems.push({
+        ...problem('capacity_out_of_range', `This inventory of ${name} is refused here (Nova and Placement take it): allocation_ratio ${capacity.message}.`, []),
+        path: `${path}.allocation_ratio`,
       });
     }
   }

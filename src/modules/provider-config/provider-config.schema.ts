@@ -169,8 +169,84 @@ function descendContext(best: SchemaError): SchemaError {
   return best;
 }
 
+/**
+ * Whether `instance` meets `schema` with no error, as iterErrors would find none; false also where
+ * iterErrors would fail like jsonschema. No generators and no error objects: most documents are valid.
+ */
+function isValid(instance: YamlValue, schema: Schema): boolean {
+  const isObject = instance instanceof YamlMapping;
+  for (const keyword in schema) {
+    const value = schema[keyword];
+    switch (keyword) {
+      case 'type':
+        if (!isType(instance, value)) return false;
+        break;
+      case 'properties':
+        if (isObject) for (const name in value) if (instance.has(name) && !isValid(instance.get(name)!, value[name])) return false;
+        break;
+      case 'required':
+        if (isObject) for (const name of value as string[]) if (!instance.has(name)) return false;
+        break;
+      case 'patternProperties':
+        if (isObject)
+          for (const pattern in value) {
+            const regex = pythonSearch(pattern);
+            for (const { key, value: item } of instance.entries.values()) {
+              if (typeof key !== 'string') return false;
+              if (regex.test(key) && !isValid(item, value[pattern])) return false;
+            }
+          }
+        break;
+      case 'additionalProperties':
+        if (isObject && value === false) {
+          const properties = schema.properties ?? {};
+          const patterns = Object.keys(schema.patternProperties ?? {});
+          const regex = patterns.length ? pythonSearch(patterns.join('|')) : null;
+          for (const key of instance.keys()) {
+            if (typeof key === 'string' && Object.hasOwn(properties, key)) continue;
+            if (!regex || typeof key !== 'string' || !regex.test(key)) return false;
+          }
+        }
+        break;
+      case 'items':
+        if (Array.isArray(instance)) for (const item of instance) if (!isValid(item, value)) return false;
+        break;
+      case 'oneOf':
+        // iterErrors stops at the first alternative that holds: the others are not checked.
+        if (!(value as Schema[]).some((alternative) => isValid(instance, alternative))) return false;
+        break;
+      case 'const':
+        if (instance !== value) return false;
+        break;
+      case 'pattern':
+        if (typeof instance === 'string' && !pythonSearch(value).test(instance)) return false;
+        break;
+      case 'minLength':
+        if (typeof instance === 'string' && codePoints(instance) < value) return false;
+        break;
+      case 'maxLength':
+        if (typeof instance === 'string' && codePoints(instance) > value) return false;
+        break;
+      case 'minProperties':
+        if (isObject && instance.size < value) return false;
+        break;
+      case 'maxProperties':
+        if (isObject && instance.size > value) return false;
+        break;
+      case 'not':
+        if (isValid(instance, value)) return false;
+        break;
+      case '$ref':
+        if (!isValid(instance, resolveRef(value))) return false;
+        break;
+    }
+  }
+  return true;
+}
+
 /** All errors of a document against SCHEMA_V1: first the one `jsonschema.validate` raises (Nova's), then the others. */
 export function validateSchema(document: YamlValue): SchemaError[] {
+  if (isValid(document, SCHEMA_V1)) return [];
   const errors = [...iterErrors(document, SCHEMA_V1, [])];
   if (errors.length === 0) return [];
   // max() keeps the first of equally relevant errors.

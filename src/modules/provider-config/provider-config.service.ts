@@ -103,9 +103,15 @@ function providersByKey(db: Db, keys: string[]): Map<string, ProviderRow> {
     list(keys),
     list(keys),
   );
+  const byUuid = new Map<string, ProviderRow>();
+  const byName = new Map<string, ProviderRow>();
+  for (const row of rows) {
+    if (!byUuid.has(row.uuid)) byUuid.set(row.uuid, row);
+    if (!byName.has(row.name)) byName.set(row.name, row);
+  }
   const found = new Map<string, ProviderRow>();
   for (const key of keys) {
-    const match = rows.find((r) => r.uuid === key) ?? rows.find((r) => r.name === key);
+    const match = byUuid.get(key) ?? byName.get(key);
     if (match) found.set(key, match);
   }
   return found;
@@ -349,8 +355,9 @@ export function applyProviderConfig(db: Db, input: ApplyConfigInput): ConfigPlan
 /** The plan of an apply, refused when a provider changed since the generations the caller read. */
 export function checkedPlan(db: Db, input: ApplyConfigInput): ConfigPlan {
   const plan = planProviderConfig(db, input.documents, !!input.dryRun);
+  const plannedByUuid = new Map(plan.providers.map((p) => [p.provider.uuid, p]));
   for (const expected of input.expectedGenerations ?? []) {
-    const planned = plan.providers.find((p) => p.provider.uuid === expected.providerUuid);
+    const planned = plannedByUuid.get(expected.providerUuid);
     const actual = planned?.generation ?? get<{ generation: number }>(db, 'SELECT generation FROM resource_providers WHERE uuid = ?', expected.providerUuid)?.generation ?? null;
     if (actual !== expected.generation) {
       throw new GenerationConflict(
