@@ -185,3 +185,28 @@ describe('requests Node’s parser refuses, and bodies past the limit', () => {
     expect(answer.json().errors[0]).toMatchObject({ status: 413, title: 'Request Entity Too Large' });
   });
 });
+
+describe('a capacity the API cannot answer', () => {
+  it('is refused by every inventory write of /placement, with Placement’s framing, and nothing is stored', async () => {
+    const { port } = await start();
+    const admin = { 'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39' };
+    const path = `/placement/resource_providers/${COMPUTE_01}/inventories`;
+    const before = (await call(port, 'GET', path, admin)).json();
+    const big = { total: 2147483647, allocation_ratio: 2.0 };
+    const text = `Invalid inventory for 'CUSTOM_HUGE' on resource provider '${COMPUTE_01}'. Its capacity, int((total - reserved) * allocation_ratio), is 4294967294: above 2147483647, the largest this service stores.`;
+    expect((await call(port, 'PUT', '/placement/resource_classes/CUSTOM_HUGE', admin)).status).toBe(201);
+    const answers = [
+      await call(port, 'PUT', path, admin, { resource_provider_generation: before.resource_provider_generation, inventories: { ...before.inventories, CUSTOM_HUGE: big } }),
+      await call(port, 'POST', path, admin, { resource_class: 'CUSTOM_HUGE', ...big }),
+    ];
+    expect((await call(port, 'POST', path, admin, { resource_class: 'CUSTOM_HUGE', total: 10 })).status).toBe(201);
+    const generation = (await call(port, 'GET', path, admin)).json().resource_provider_generation;
+    answers.push(await call(port, 'PUT', `${path}/CUSTOM_HUGE`, admin, { resource_provider_generation: generation, ...big }));
+    for (const answer of answers) {
+      expect(answer.status).toBe(400);
+      expect(answer.json().errors[0]).toMatchObject({ status: 400, title: 'Bad Request', code: 'placement.undefined_code' });
+      expect(answer.json().errors[0].detail).toContain(text);
+    }
+    expect((await call(port, 'GET', `${path}/CUSTOM_HUGE`, admin)).json()).toMatchObject({ total: 10, allocation_ratio: 1.0, resource_provider_generation: generation });
+  });
+});
