@@ -29,8 +29,9 @@ Usage:
                                   serve GraphQL and GraphiQL; --demo loads the demo cloud into an empty database;
                                   any address but loopback needs bearer tokens (--tokens FILE or PLACEMENT_TOKENS)
                                   [--metrics-open]: serve /metrics without a token when tokens are configured
-                                  [--cors-origin ORIGIN,...]: let pages of those sites (scheme://host[:port]) call this server; by
-                                  default only this server's own pages may (no credentials are ever allowed to other sites)
+                                  [--cors-origin ORIGIN,...]: let pages of those sites (scheme://host[:port]) call this server, GraphQL
+                                  and Placement's API under /placement (or PLACEMENT_CORS_ALLOWED_ORIGIN); by default only this
+                                  server's own pages may (no credentials are ever allowed to other sites)
                                   [--allowed-host NAME,...]: on loopback, names besides localhost, 127.0.0.1 and [::1] that the
                                   Host header may carry (NAME or NAME:PORT; others are refused against DNS rebinding)
                                   [--workers N]: N processes on one port (default: one per core; gateway mode is one process)
@@ -177,7 +178,7 @@ async function main(argv: string[]): Promise<number> {
       // Workers read the same configuration: the primary alone warns.
       const access = loadAccessConfig(values.tokens ?? process.env.PLACEMENT_TOKENS_FILE, process.env.PLACEMENT_TOKENS, isWorker() ? () => {} : undefined);
       const list = (text: string | undefined) => (text ?? '').split(',').filter(Boolean);
-      const corsOrigins = list(values['cors-origin']).map((text) => normalOrigin(text) ?? badFlag('--cors-origin', text, 'an origin: scheme://host[:port], no path'));
+      const corsOrigins = list(values['cors-origin'] ?? process.env.PLACEMENT_CORS_ALLOWED_ORIGIN).map((text) => normalOrigin(text) ?? badFlag('--cors-origin', text, 'an origin: scheme://host[:port], no path'));
       const extraHosts = list(values['allowed-host']).map((text) => (/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i.test(text) ? text : badFlag('--allowed-host', text, 'a host name, NAME or NAME:PORT')));
       if (access.tokens.size === 0 && !isLoopback(host)) {
         console.error(`Refusing to serve on ${host} without access control: no bearer tokens are configured.\n${HOW_TO_CONFIGURE_TOKENS}`);
