@@ -11,5 +11,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Each skipped test is listed with its reason before the summary.
+    reporters: ['./test/skip-reasons.ts', 'default'],
   },
 });

@@ -11,7 +11,7 @@ import { AccessConfigError, HOW_TO_CONFIGURE_TOKENS, isLoopback, loadAccessConfi
 import { loopbackHosts, normalOrigin } from './server/browsers.js';
 import { jsonLogger } from './server/plugins.js';
 import { importSnapshot, isEmpty } from './modules/snapshot/snapshot.service.js';
-import { UsageError } from './command.js';
+import { CommandError, explainParseArgsError, UsageError } from './command.js';
 import { configureOperatorValidators } from './catalog/extra-specs-operators.js';
 import { OSC_COMMANDS } from './cli/osc-names.js';
 import { databaseOnlySession, gatewayOptions, PLACEMENT_DB_USAGE, placementDbSource, UPSTREAM_FLAGS, UpstreamConfigError, upstreamSession } from './mirror/gateway.options.js';
@@ -19,17 +19,19 @@ import { UPSTREAM_USAGE } from './upstream/clouds.js';
 import { Gateway } from './mirror/gateway.js';
 import { reasonLine } from './mirror/skipped.store.js';
 import { DatabaseRefused, explainFailure, isExplained } from './upstream/failure.js';
-import { defaultWorkers, isWorker, metricsAcrossWorkers, runPrimary } from './server/workers.js';
+import { defaultWorkers, isWorker, metricsAcrossWorkers, runPrimary, workerCannotStart } from './server/workers.js';
 
 const USAGE = `placement-gql: a GraphQL gateway over the OpenStack Placement domain
 
 Usage:
+  placement-gql --version         print the version
   placement-gql serve [--db FILE] [--port N] [--host ADDR] [--tokens FILE] [--demo] [--quiet]
                                   serve GraphQL and GraphiQL; --demo loads the demo cloud into an empty database;
                                   any address but loopback needs bearer tokens (--tokens FILE or PLACEMENT_TOKENS)
                                   [--metrics-open]: serve /metrics without a token when tokens are configured
-                                  [--cors-origin ORIGIN,...]: let pages of those sites (scheme://host[:port]) call this server; by
-                                  default only this server's own pages may (no credentials are ever allowed to other sites)
+                                  [--cors-origin ORIGIN,...]: let pages of those sites (scheme://host[:port]) call this server, GraphQL
+                                  and Placement's API under /placement (or PLACEMENT_CORS_ALLOWED_ORIGIN); by default only this
+                                  server's own pages may (no credentials are ever allowed to other sites)
                                   [--allowed-host NAME,...]: on loopback, names besides localhost, 127.0.0.1 and [::1] that the
                                   Host header may carry (NAME or NAME:PORT; others are refused against DNS rebinding)
                                   [--workers N]: N processes on one port (default: one per core; gateway mode is one process)
@@ -83,6 +85,8 @@ ${PLACEMENT_DB_USAGE}
 The database defaults to ${DEFAULT_DB_FILE}; PLACEMENT_DB or --db changes it.`;
 
 export const DEMO_CLOUD = fileURLToPath(new URL('../demo/demo-cloud.json', import.meta.url));
+// One level up from src/main.ts and from dist/main.js alike.
+const PACKAGE_JSON = new URL('../package.json', import.meta.url);
 
 export const EXAMPLE_QUERY = `# A dashboard page: the first providers with their trees, resources and traits.
 query Dashboard {
@@ -126,40 +130,40 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  if (argv[0] === '--version') {
+    console.log(`placement-gql ${JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')).version}`);
+    return 0;
+  }
   const [command, ...rest] = argv;
   if (OSC_COMMANDS.includes(command)) {
     const { runOscCommand } = await import('./cli/osc.command.js');
     return runOscCommand(argv, process.env.PLACEMENT_DB ?? DEFAULT_DB_FILE);
   }
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      db: { type: 'string' },
-      port: { type: 'string' },
-      host: { type: 'string' },
-      tokens: { type: 'string' },
-      'extra-specs': { type: 'string' },
-      quiet: { type: 'boolean' },
-      out: { type: 'string' },
-      demo: { type: 'boolean' },
-      check: { type: 'boolean' },
-      write: { type: 'boolean' },
-      'dry-run': { type: 'boolean' },
-      'allow-empty': { type: 'boolean' },
-      json: { type: 'boolean' },
-      'metrics-open': { type: 'boolean' },
-      'cors-origin': { type: 'string' },
-      'allowed-host': { type: 'string' },
-      replace: { type: 'boolean' },
-      workers: { type: 'string' },
-      'max-connections': { type: 'string' },
-      'max-connections-per-address': { type: 'string' },
-      'max-streams': { type: 'string' },
-      'max-streams-per-address': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-      ...UPSTREAM_FLAGS,
-    },
+  const { values, positionals } = parseCommandLine(command, rest, {
+    db: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    tokens: { type: 'string' },
+    'extra-specs': { type: 'string' },
+    quiet: { type: 'boolean' },
+    out: { type: 'string' },
+    demo: { type: 'boolean' },
+    check: { type: 'boolean' },
+    write: { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
+    'allow-empty': { type: 'boolean' },
+    json: { type: 'boolean' },
+    'metrics-open': { type: 'boolean' },
+    'cors-origin': { type: 'string' },
+    'allowed-host': { type: 'string' },
+    replace: { type: 'boolean' },
+    workers: { type: 'string' },
+    'max-connections': { type: 'string' },
+    'max-connections-per-address': { type: 'string' },
+    'max-streams': { type: 'string' },
+    'max-streams-per-address': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+    ...UPSTREAM_FLAGS,
   });
   const dbFile = values.db ?? process.env.PLACEMENT_DB ?? DEFAULT_DB_FILE;
   if (values.help || !command || command === 'help') {
@@ -176,7 +180,7 @@ async function main(argv: string[]): Promise<number> {
       // Workers read the same configuration: the primary alone warns.
       const access = loadAccessConfig(values.tokens ?? process.env.PLACEMENT_TOKENS_FILE, process.env.PLACEMENT_TOKENS, isWorker() ? () => {} : undefined);
       const list = (text: string | undefined) => (text ?? '').split(',').filter(Boolean);
-      const corsOrigins = list(values['cors-origin']).map((text) => normalOrigin(text) ?? badFlag('--cors-origin', text, 'an origin: scheme://host[:port], no path'));
+      const corsOrigins = list(values['cors-origin'] ?? process.env.PLACEMENT_CORS_ALLOWED_ORIGIN).map((text) => normalOrigin(text) ?? badFlag('--cors-origin', text, 'an origin: scheme://host[:port], no path'));
       const extraHosts = list(values['allowed-host']).map((text) => (/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i.test(text) ? text : badFlag('--allowed-host', text, 'a host name, NAME or NAME:PORT')));
       if (access.tokens.size === 0 && !isLoopback(host)) {
         console.error(`Refusing to serve on ${host} without access control: no bearer tokens are configured.\n${HOW_TO_CONFIGURE_TOKENS}`);
@@ -213,6 +217,7 @@ async function main(argv: string[]): Promise<number> {
         // The primary: the database is migrated (and the demo loaded) above, once; the workers serve.
         db.close();
         const shown = host.includes(':') ? `[${host}]` : host;
+        stopWhenNpmEnds();
         return runPrimary(Number(workersText), (bound) => {
           console.log(`placement-gql serving ${dbFile} with ${workersText} workers (${access.tokens.size ? `${access.tokens.size} bearer token(s)` : 'open access on loopback'})`);
           console.log(`GraphiQL: http://${shown}:${bound}/graphql`);
@@ -274,7 +279,7 @@ async function main(argv: string[]): Promise<number> {
       if (isWorker()) yoga.metrics.acrossWorkers(metricsAcrossWorkers(yoga.metrics.registry));
       const node = createNodeServer(yoga);
       const { http } = node;
-      await new Promise<void>((resolve) => http.listen(port, host, resolve));
+      await listen(http, port, host);
       for (const name of loopbackHosts(host, (http.address() as AddressInfo).port, extraHosts)) allowedHosts?.add(name);
       const shown = host.includes(':') ? `[${host}]` : host;
       if (isWorker()) {
@@ -293,6 +298,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(`GraphiQL: http://${shown}:${port}/graphql`);
       console.log(`Dashboard: http://${shown}:${port}/dashboard`);
       stopOnSignals(node, db, gateway, true);
+      stopWhenNpmEnds();
       return new Promise(() => {});
     }
     default: {
@@ -318,8 +324,19 @@ main(process.argv.slice(2)).then(
       console.error(`Access control: ${error.message}\n${HOW_TO_CONFIGURE_TOKENS}`);
       return process.exit(1);
     }
-    if (error instanceof UsageError || error instanceof UpstreamConfigError || String((error as any)?.code).startsWith('ERR_PARSE_ARGS_')) {
+    if (error instanceof CommandError && isWorker()) return workerCannotStart(error.message);
+    if (error instanceof CommandError) {
+      console.error(`placement-gql: ${error.message}`);
+      return process.exit(1);
+    }
+    if (error instanceof UsageError || error instanceof UpstreamConfigError) {
       console.error(`placement-gql: ${(error as Error).message}\nSee 'placement-gql --help'.`);
+      return process.exit(1);
+    }
+    // better-sqlite3's refusals of the --db file (not a database, in a directory that does not exist, read-only).
+    const code = (error as any)?.code;
+    if (String(code).startsWith('SQLITE_') || /^Cannot open database/.test((error as Error)?.message)) {
+      console.error(`placement-gql: cannot use the database: ${(error as Error).message}${code ? ` (${code})` : ''}; check --db or PLACEMENT_DB.`);
       return process.exit(1);
     }
     console.error(error);
@@ -345,4 +362,57 @@ function stopOnSignals(node: NodeServer, db: { close(): unknown }, gateway: Gate
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+type Flags = NonNullable<Parameters<typeof parseArgs>[0]>['options'] & {};
+
+/** The flags of a command line (parseArgs, strict), a mistake in them refused in the CLI's words. */
+function parseCommandLine<O extends Flags>(command: string | undefined, args: string[], options: O) {
+  try {
+    return parseArgs({ args, allowPositionals: true, options });
+  } catch (error) {
+    if (!String((error as any)?.code).startsWith('ERR_PARSE_ARGS_')) throw error;
+    const message = explainParseArgsError(error as Error, command, Object.keys(options));
+    // A suggestion is the whole hint; otherwise the command's --help lists the flags.
+    throw message.endsWith('?') ? new CommandError(message) : new UsageError(message);
+  }
+}
+
+/** Listens on host:port; an address that cannot be had is a CommandError saying which, and what to do. */
+function listen(http: NodeServer['http'], port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const refused = (error: NodeJS.ErrnoException) => {
+      const where = `port ${port} on ${host}`;
+      const why =
+        error.code === 'EADDRINUSE'
+          ? `${where} is in use by another program (another placement-gql?); stop it, or serve on another port with --port N`
+          : error.code === 'EACCES'
+            ? `no permission to listen on ${where} (ports below 1024 need root or CAP_NET_BIND_SERVICE); choose one with --port N`
+            : error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN'
+              ? `${host} is not an address of this machine; choose one with --host ADDR`
+              : `cannot listen on ${where}: ${error.message}`;
+      reject(new CommandError(why));
+    };
+    http.once('error', refused);
+    http.listen(port, host, () => {
+      http.off('error', refused);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Started through npm (`npx placement-gql`, `npm start`), this process runs under a shell that npm started,
+ * and npm passes a SIGTERM or SIGINT to that shell alone, which ends without passing it on. So here the
+ * end of the parent counts as a SIGTERM: the server stops as it would on one, and leaves no orphan.
+ */
+function stopWhenNpmEnds() {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    process.kill(process.pid, 'SIGTERM');
+  }, 500);
+  watch.unref();
 }

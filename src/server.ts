@@ -13,7 +13,7 @@ import { DEFAULT_LIMITS, type Limits } from './modules/common/limits.js';
 import { Metrics } from './server/metrics.js';
 import { capacitySamples } from './modules/capacity/capacity.metrics.js';
 import { CapacityHistory, type HistoryOptions } from './modules/capacity/capacity.history.js';
-import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObservability, useStreams, type Logger } from './server/plugins.js';
+import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObservability, useQueryStringJson, useStreams, type Logger } from './server/plugins.js';
 import { CANDIDATE_ANSWER_JSON, selectsCandidates } from './modules/candidates/candidates.graphql.js';
 import { useAnswerJson } from './server/answer-json.js';
 import { useGraphiql } from './server/graphiql.js';
@@ -22,6 +22,8 @@ import { useHealth } from './server/health.js';
 import type { Gateway } from './mirror/gateway.js';
 import { localWrites } from './writes/local.js';
 import { gatewayWrites } from './mirror/gateway.writes.js';
+import { createPlacementApi, type PlacementApi } from './rest/api.js';
+import { corsPolicy } from './rest/cors.js';
 
 export interface ServerOptions {
   db: Db;
@@ -62,6 +64,8 @@ export type Server = YogaServerInstance<{}, Context> & {
   admits(method: string, header: HeaderOf): boolean;
   /** Ends every open subscription stream with a last SERVER_STOPPING result (for a graceful stop). */
   stopStreams(): void;
+  /** Placement's REST API, answered under /placement before GraphQL. */
+  placementApi: PlacementApi;
 };
 
 export function createServer(options: ServerOptions): Server {
@@ -99,6 +103,7 @@ export function createServer(options: ServerOptions): Server {
       useHealth(options.gateway ?? null, metrics),
       useGraphiql({ title: 'placement-gql', query: options.graphiqlQuery, tokenRequired: access.tokens.size > 0 }),
       useDashboard(),
+      useQueryStringJson(),
       useObservability(options.db, metrics, options.log ?? null, (request) => options.metricsOpen === true || roleOf(access, request.headers.get('authorization')) !== null),
       useAccessControl(access),
       useNoInternals(),
@@ -111,5 +116,24 @@ export function createServer(options: ServerOptions): Server {
     ],
   });
   const admits = (method: string, header: HeaderOf) => browserRefusal(browsers, method, header) === null && roleOf(access, header('authorization')) !== null;
-  return Object.assign(yoga, { metrics, limits, history, documentCache, feed, admits, stopStreams: () => stopping.abort() });
+  const log = options.log ?? null;
+  const placementApi = createPlacementApi({
+    db: options.db,
+    writes,
+    tokens: access.tokens,
+    // The server's Host rule holds for Placement's API too (against DNS rebinding). Pages of other sites
+    // get Placement's CORS answers: named origins are let in, others get no CORS headers, so no page of
+    // another site can read an answer or pass a preflight (every request that reads or writes carries
+    // X-Auth-Token, which needs one).
+    refusedHost: (header) => browserRefusal({ allowedHosts: browsers.allowedHosts }, 'GET', (name) => (name === 'origin' ? null : header(name)))?.message ?? null,
+    cors: corsPolicy(browsers.corsOrigins ?? []),
+    maxBodyBytes: limits.maxBodyBytes,
+    observe: (route, status, seconds) => {
+      metrics.observe(`REST ${route}`, 'rest', seconds, status >= 500);
+      log?.({ level: status >= 500 ? 'error' : 'info', operation: `REST ${route}`, type: 'rest', status, durationMs: Math.round(seconds * 1e4) / 10 });
+    },
+    // As an unexpected error of GraphQL: in the log, never in the answer.
+    failed: (route, error) => (log ? log({ level: 'error', operation: `REST ${route}`, type: 'rest', error: String(error) }) : console.error(`REST ${route}:`, error)),
+  });
+  return Object.assign(yoga, { metrics, limits, history, documentCache, feed, admits, stopStreams: () => stopping.abort(), placementApi });
 }

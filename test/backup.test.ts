@@ -1,6 +1,7 @@
 // Online backups while another connection writes, and restores that check the file first.
-import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
@@ -79,13 +80,60 @@ describe('backup and restore', () => {
     const backup = cli('backup', copy, '--db', live);
     expect(backup.status).toBe(0);
     expect(backup.stdout).toContain('integrity_check ok');
+    // Nothing beside the backup: no .partial, no -wal or -shm of the check.
+    expect(readdirSync(dirname(copy))).toEqual([basename(copy)]);
     const target = tempDbFile('restored.db');
     const restore = cli('restore', copy, '--db', target);
     expect(restore.status).toBe(0);
+    expect(readdirSync(dirname(copy))).toEqual([basename(copy)]);
     const restored = openDatabase(target);
     expect(JSON.stringify(exportSnapshot(restored))).toBe(exported);
     restored.close();
     expect(cli('restore', tempDbFile('missing.db'), '--db', target).status).toBe(2);
+  });
+
+  it('restore refuses a database that another connection has open, and changes nothing', async () => {
+    const live = tempDbFile('live.db');
+    const db = openDatabase(live);
+    importSnapshot(db, demoCloud());
+    const copy = tempDbFile('copy.db');
+    await backupDatabase(live, copy);
+    db.transaction(() => createProvider(db, { name: 'made-after-the-backup' }));
+    await expect(restoreDatabase(copy, live)).rejects.toThrow(`${live} is in use by another process (a running placement-gql serve?): stop it, then restore`);
+    expect(exportSnapshot(db).providers.some((p) => p.name === 'made-after-the-backup')).toBe(true);
+    db.close();
+    await restoreDatabase(copy, live);
+    expect(providerCount(live)).toBe(33);
+  });
+
+  it('restore refuses the database of a running serve --workers 2 in one line; after the stop it restores', async () => {
+    const live = tempDbFile('live.db');
+    const db = openDatabase(live);
+    importSnapshot(db, demoCloud());
+    db.close();
+    const copy = tempDbFile('copy.db');
+    await backupDatabase(live, copy);
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--quiet', '--workers', '2', '--db', live, '--port', port], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let output = '';
+        server.stdout.on('data', (chunk) => (output += chunk).includes('GraphiQL: ') && resolve());
+        void exited.then(() => reject(new Error(`serve exited: ${output}`)));
+      });
+      const created = await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'mutation { createResourceProvider(input: {name: "made-while-serving"}) { __typename } }' }) });
+      expect(await created.json()).toEqual({ data: { createResourceProvider: { __typename: 'ResourceProviderPayload' } } });
+      const refused = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'restore', copy, '--db', live], { encoding: 'utf8' });
+      expect([refused.status, refused.stderr]).toEqual([2, `placement-gql: ${live} is in use by another process (a running placement-gql serve?): stop it, then restore\n`]);
+      expect(providerCount(live)).toBe(34);
+    } finally {
+      server.kill('SIGTERM');
+      await exited;
+    }
+    const restored = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'restore', copy, '--db', live], { encoding: 'utf8' });
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(providerCount(live)).toBe(33);
   });
 });
 

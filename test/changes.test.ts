@@ -2,7 +2,7 @@
 // (a service, another connection to the same file, an import), and caches read what changed from it.
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
-import { bulkWrite, changesBetween, dataVersion, keptPerDatabase, usageOnly } from '../src/db/changes.js';
+import { bulkWrite, changesBetween, dataVersion, keptPerDatabase, providerDelta } from '../src/db/changes.js';
 import { setAllocations } from '../src/modules/allocations/allocations.service.js';
 import { setInventory } from '../src/modules/inventories/inventories.service.js';
 import { setProviderTraits } from '../src/modules/traits/traits.service.js';
@@ -46,12 +46,12 @@ describe('the change log', () => {
     const v1 = dataVersion(db);
     const usage = changesBetween(db, v0, v1);
     expect([...usage.kinds.keys()].sort()).toEqual(['consumer', 'usage']);
-    expect(usageOnly(usage)).toEqual(new Set([cn1.id]));
+    expect(providerDelta(db, v0, v1)).toMatchObject({ ids: new Set([cn1.id]), usage: new Set([cn1.id]), inventory: new Set(), names: false });
 
     db.transaction(() => setInventory(db, { providerUuid: CN1, generation: cn1.generation + 1, resourceClass: 'VCPU', total: 64 }));
     const v2 = dataVersion(db);
     expect(changesBetween(db, v1, v2).kinds.get('inventory')).toEqual(new Set([cn1.id]));
-    expect(usageOnly(changesBetween(db, v1, v2))).toBeNull();
+    expect(providerDelta(db, v1, v2)).toMatchObject({ ids: new Set([cn1.id]), usage: new Set(), inventory: new Set([cn1.id]) });
 
     db.transaction(() => createTrait(db, 'CUSTOM_LOGGED'));
     const v3 = dataVersion(db);
@@ -67,7 +67,7 @@ describe('the change log', () => {
     const other = openDatabase(file);
     const before = dataVersion(db);
     other.transaction(() => setAllocations(other, allocate('00000000-0000-4000-8000-000000000002', CN1, 2)));
-    expect(usageOnly(changesBetween(db, before, dataVersion(db)))).toEqual(new Set([providerByUuid(db, CN1)!.id]));
+    expect(providerDelta(db, before, dataVersion(db))?.usage).toEqual(new Set([providerByUuid(db, CN1)!.id]));
     other.close();
   });
 

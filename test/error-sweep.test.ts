@@ -111,7 +111,9 @@ describe.each(['in process', 'over HTTP'] as const)('error answers show nothing 
     expect((await send('DELETE', { method: 'DELETE' })).status).toBe(405);
     expect((await send('a mutation over GET', { path: '/graphql?query=' + encodeURIComponent('mutation { createTrait(input: {name: "CUSTOM_X"}) { __typename } }') })).status).toBe(405);
     await send('GET without a query', { path: '/graphql', headers: { accept: 'application/json' } });
-    await send('GET with bad variables', { path: '/graphql?query=%7B__typename%7D&variables=%7Bbad', headers: { accept: 'application/json' } });
+    const badVariables = await send('GET with bad variables', { path: '/graphql?query=%7B__typename%7D&variables=%7Bbad', headers: { accept: 'application/json' } });
+    expect([badVariables.status, badVariables.json().errors[0].message]).toEqual([400, 'The variables or extensions of the query string are not valid JSON.']);
+    expect((await send('a form body with bad variables', { method: 'POST', body: 'query=%7B__typename%7D&variables=%7Bbad', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415);
     expect((await send('an unknown accept', { method: 'POST', body: '{"query": "{ __typename }"}', headers: { accept: 'image/png' } })).status).toBe(406);
   });
 
@@ -165,12 +167,18 @@ describe.each(['in process', 'over HTTP'] as const)('error answers show nothing 
     await gql('an alias bomb', `query { validateProviderConfig(documents: [{name: "b.yaml", content: ${JSON.stringify(bomb())}}]) { valid errors { message } } }`);
   });
 
-  it('an unexpected failure inside is masked', async () => {
+  it('an unexpected failure inside is masked, and logged for the operator with its cause', async () => {
     const broken = setup({}, transport);
     broken.db.close();
-    const answer = await broken.gql('a closed database', '{ resourceProviders { totalCount } }');
-    expect(answer.json().errors[0].message).toBe('Unexpected error.');
-    await broken.gql('a closed database under a mutation', 'mutation { createTrait(input: {name: "CUSTOM_Y"}) { __typename } }');
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const answer = await broken.gql('a closed database', '{ resourceProviders { totalCount } }');
+      expect(answer.json().errors[0].message).toBe('Unexpected error.');
+      await broken.gql('a closed database under a mutation', 'mutation { createTrait(input: {name: "CUSTOM_Y"}) { __typename } }');
+      expect(logged.mock.calls.map((args) => String(args.at(-1)))).toEqual([expect.stringContaining('The database connection is not open'), expect.stringContaining('The database connection is not open')]);
+    } finally {
+      logged.mockRestore();
+    }
   });
 
   it('every query and mutation field, called with hostile arguments', async () => {

@@ -9,13 +9,17 @@ import { cycles, readImportGraph } from './import-graph.js';
 
 /** The layers above the domain, by file name; every other file of src/ is domain code. */
 const LAYERS: Record<string, RegExp[]> = {
+  rest: [/^src\/rest\//],
   graphql: [/^src\/(builder|schema|context|loaders)\.ts$/, /\.graphql\.ts$/, /\.loaders\.ts$/, /^src\/modules\/index\.ts$/, /^src\/modules\/common\/(connection|mutation)\.ts$/],
   server: [/^src\/server\.ts$/, /^src\/server\//],
   cli: [/^src\/(main|commands|command)\.ts$/, /\.command\.ts$/, /^src\/cli\//],
 };
 const layerOf = (file: string) => Object.keys(LAYERS).find((layer) => LAYERS[layer].some((pattern) => pattern.test(file))) ?? 'domain';
-/** From the outside in: a layer may import itself and the layers after it, never one before it. */
-const ORDER = ['cli', 'server', 'graphql', 'domain'];
+/**
+ * From the outside in: a layer may import itself and the layers after it, never one before it. The
+ * REST and GraphQL layers stand side by side (checked apart below).
+ */
+const ORDER = ['cli', 'server', 'graphql', 'rest', 'domain'];
 /** Packages of the GraphQL and server layers. */
 const GRAPHQL_PACKAGES = /^(graphql|graphql-yoga|graphql-jit|@pothos\/.*|@envelop\/.*|@graphql-yoga\/.*|@escape\.tech\/graphql-armor.*)$/;
 
@@ -32,6 +36,19 @@ describe('import rules', () => {
 
   it('has no import cycle among the files of src/', () => {
     expect(cycles(graph.files)).toEqual([]);
+  });
+
+  it("keeps Placement's REST API beside GraphQL: it calls the domain, never GraphQL, the server or the command line, and GraphQL never calls it", () => {
+    expect(layerOf('src/rest/api.ts')).toBe('rest');
+    const breaches: string[] = [];
+    for (const [file, targets] of graph.files) {
+      const layer = layerOf(file);
+      if (layer === 'graphql') for (const target of targets) if (layerOf(target) === 'rest') breaches.push(`${file} imports ${target} (rest layer)`);
+      if (layer !== 'rest') continue;
+      for (const target of targets) if (!['rest', 'domain'].includes(layerOf(target))) breaches.push(`${file} imports ${target} (${layerOf(target)} layer)`);
+      for (const name of graph.packages.get(file) ?? []) if (GRAPHQL_PACKAGES.test(name)) breaches.push(`${file} imports ${name}`);
+    }
+    expect(breaches).toEqual([]);
   });
 
   it('has every import go inwards: the command line, then the server, then GraphQL, then the domain', () => {

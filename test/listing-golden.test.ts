@@ -11,21 +11,26 @@ const LIST = `query($filter: ResourceProviderFilter, $after: String) {
 
 const minor = (microversion: string) => Number(microversion.split('.')[1]);
 
+// Why a recorded query is not compared: syntax Placement's parser judges before filtering (the GraphQL filter is
+// typed: it has no query string to parse), and uuids that Placement's SQLite compares as exact text.
+const PARSER = (what: string) => `tests Placement's query-string parser (${what}); the GraphQL filter is typed and has no query string`;
+const UUID_SPELLING = 'a uuid in capitals or without dashes: Placement compares the text exactly, this API accepts any form of a uuid';
+
 /**
  * The structured filter for one of Placement's listing query strings, with Placement's
  * microversion rules (1.39: repeated `required` is ANDed; before, the last one wins).
- * Returns a reason instead when the query only tests Placement's query-string parser.
+ * Returns the reason instead when the query cannot be compared.
  */
 export function filterFromQuery(query: string, microversion: string): ProviderFilter | { skip: string } {
-  if (!/^1\.\d+$/.test(microversion) || minor(microversion) > 39) return { skip: 'unsupported microversion (parser)' };
+  if (!/^1\.\d+$/.test(microversion) || minor(microversion) > 39) return { skip: PARSER(`microversion ${microversion}`) };
   const params = new URLSearchParams(query);
   const known = new Set(['name', 'uuid', 'in_tree', 'member_of', 'required', 'resources']);
-  for (const key of params.keys()) if (!known.has(key)) return { skip: `unknown parameter ${key} (parser)` };
+  for (const key of params.keys()) if (!known.has(key)) return { skip: PARSER(`parameter ${key}`) };
   const filter = { name: null as string | null, uuid: null as string | null, inTree: null as string | null, memberOf: [] as string[][], notMemberOf: [] as string[], required: [] as string[], forbidden: [] as string[], anyOf: [] as string[][], resources: [] as { resourceClass: string; amount: number }[] };
   const uuidLike = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
   const uuid = (value: string) => {
-    if (!uuidLike.test(value)) throw new Error('skip');
-    return value;
+    if (uuidLike.test(value)) return value;
+    throw new Error(/^[0-9a-f]{32}$/i.test(value) || uuidLike.test(value.toLowerCase()) ? UUID_SPELLING : 'malformed');
   };
   try {
     if (params.has('name')) filter.name = params.getAll('name').at(-1)!;
@@ -62,8 +67,8 @@ export function filterFromQuery(query: string, microversion: string): ProviderFi
       }
       filter.resources = [...amounts].map(([resourceClass, amount]) => ({ resourceClass, amount }));
     }
-  } catch {
-    return { skip: 'malformed value (parser)' };
+  } catch (error) {
+    return { skip: (error as Error).message === UUID_SPELLING ? UUID_SPELLING : PARSER('a malformed value') };
   }
   return filter;
 }
@@ -77,18 +82,25 @@ const scenarios = ['listing', 'fixtures', 'generated'].flatMap((dir) =>
 
 for (const name of scenarios) {
   const results = fixture(`./golden/${name}.results.json`).results.filter((r: any) => r.kind === 'resource_providers');
-  describe.skipIf(results.length === 0)(`listing filters on ${name}`, async () => {
+  // A scenario recorded without listing queries has nothing to compare here.
+  if (results.length === 0) continue;
+  describe(`listing filters on ${name}`, async () => {
     const scenario = fixture(`./golden/${name}.scenario.json`);
     const h = harness(scenario);
     let compared = 0;
 
     for (const golden of results) {
       const filter = filterFromQuery(golden.query, golden.microversion);
-      // Placement only answers these differently for syntax it rejects before filtering, or (lq_case, undashed uuids)
-      // because its SQLite compares uuid text exactly, where this API accepts any case and form of a uuid.
-      const skip = 'skip' in filter ? filter.skip : golden.tag === 'lq_case' || /uuid=[0-9a-f]{32}(&|$)/.test(golden.query) ? 'uuid spelling' : null;
-      const parserError = golden.status !== 200 && /^(Invalid query string parameters|Badly formed|Multiple|Forbidden member_of|The resource could not)|expected positive integer/.test(golden.error.message);
-      it.skipIf(skip !== null || parserError)(`${golden.id} ${golden.query} @${golden.microversion}`, async () => {
+      const skip =
+        'skip' in filter
+          ? filter.skip
+          : golden.tag === 'lq_case' || /uuid=[0-9a-f]{32}(&|$)/.test(golden.query)
+            ? UUID_SPELLING
+            : golden.status !== 200 && /^(Invalid query string parameters|Badly formed|Multiple|Forbidden member_of|The resource could not)|expected positive integer/.test(golden.error.message)
+              ? PARSER(`refused with ${golden.status} before filtering`)
+              : null;
+      it(`${golden.id} ${golden.query} @${golden.microversion}`, async (ctx) => {
+        if (skip) return ctx.skip(skip);
         compared++;
         const body = await h.gql(LIST, { filter }, { allowErrors: true });
         if (golden.status === 200) {

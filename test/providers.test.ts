@@ -73,7 +73,8 @@ describe('providers', () => {
     const update = async (input: object) =>
       (await h.gql(`mutation($input: UpdateResourceProviderInput!) { updateResourceProvider(input: $input) { ${errorSelection('updateResourceProvider')} ... on ResourceProviderPayload { provider { name generation parent { uuid } root { uuid } } } } }`, { input })).data
         .updateResourceProvider;
-    expect(await update({ uuid: U(2), name: 'b2' })).toMatchObject({ provider: { name: 'b2', parent: { uuid: U(1) }, generation: 1 } });
+    // As Placement's PUT /resource_providers/{uuid}: a rename or a move leaves the generation as it was.
+    expect(await update({ uuid: U(2), name: 'b2' })).toMatchObject({ provider: { name: 'b2', parent: { uuid: U(1) }, generation: 0 } });
     expect(await update({ uuid: U(2), name: 'a' })).toMatchObject({ __typename: 'DuplicateName' });
     expect(await update({ uuid: U(1), parentUuid: U(3) })).toMatchObject({ __typename: 'InvalidInput', issues: [{ path: 'parentUuid' }] });
     expect(await update({ uuid: U(1), parentUuid: U(1) })).toMatchObject({ __typename: 'InvalidInput' });

@@ -145,7 +145,7 @@ describe('serve --workers 2', () => {
 });
 
 describe('serve --workers 2 on a port already taken', () => {
-  it('stops every worker and exits 1, saying a worker could not start', async () => {
+  it('stops every worker and exits 1, saying once which port is taken', async () => {
     const taken = createNetServer();
     const busy = await new Promise<number>((resolve) => taken.listen(0, '127.0.0.1', () => resolve((taken.address() as AddressInfo).port)));
     try {
@@ -154,7 +154,7 @@ describe('serve --workers 2 on a port already taken', () => {
       server.stderr!.on('data', (chunk) => (errors += chunk));
       const code = await new Promise<number | null>((resolve) => server.once('exit', (c) => resolve(c)));
       expect(code, errors).toBe(1);
-      expect(errors).toContain('exited before it was listening');
+      expect(errors).toBe(`placement-gql: port ${busy} on 127.0.0.1 is in use by another program (another placement-gql?); stop it, or serve on another port with --port N\n`);
     } finally {
       taken.close();
     }

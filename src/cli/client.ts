@@ -55,6 +55,20 @@ export async function request<T>(target: Target, query: string, variables: Recor
     }
   }
   // Placement's status follows its message, as openstack prints it.
-  if (answer.errors?.length) throw new ClientError(answer.errors.map((e) => (e.extensions?.status ? `${e.message} (HTTP ${e.extensions.status})` : e.message)).join('; '));
+  if (answer.errors?.length) throw new ClientError(answer.errors.map((e) => (e.extensions?.status ? `${e.message} (HTTP ${e.extensions.status})` : inCommandWords(e.message))).join('; '));
   return answer.data as T;
+}
+
+/**
+ * A value the command passed on that the schema refused, in the command line's words: GraphQL names the
+ * document's variable (`Variable "$uuid" got invalid value "x"; Expected type UUID.`), which the operator never wrote.
+ */
+function inCommandWords(message: string): string {
+  const refused = message.match(/^Variable "\$\w+" got invalid value (.*?)(?: at "[^"]*")?; (.*)$/s);
+  if (!refused) return message;
+  const [, value, reason] = refused;
+  if (/^(Expected type UUID|UUID must be)/.test(reason!)) return `${value} is not a UUID (8-4-4-4-12 hex digits)`;
+  if (/^Int cannot represent non 32-bit signed integer value/.test(reason!)) return `${value} is too large: at most 2147483647`;
+  if (/^Int cannot represent/.test(reason!)) return `${value} is not a whole number`;
+  return `${value}: ${reason!.replace(/^Expected type (\w+)\.?$/, 'not a valid $1')}`;
 }

@@ -33,6 +33,10 @@ function requireSound(file: string) {
 // backup cut short at any point (during the copy, the check, or before its rename) is never restored.
 const CHECKED = 'placement_gql_backup_checked';
 
+// After its first step, a backup copies every remaining page in one step: SQLite starts a copy again
+// when another connection writes between steps, so small steps never end while a server keeps writing.
+const WHOLE = { progress: () => 0x7fffffff };
+
 function writable<T>(file: string, f: (sqlite: Database.Database) => T): T {
   const sqlite = new Database(file, { fileMustExist: true });
   try {
@@ -55,13 +59,15 @@ export async function backupDatabase(source: string, target: string): Promise<{ 
   const sqlite = new Database(source, { fileMustExist: true });
   try {
     sqlite.pragma('busy_timeout = 5000');
-    const { totalPages } = await sqlite.backup(partial);
-    // A database restored from a backup still carries that backup's mark: it says nothing of this copy.
-    writable(partial, (copy) => copy.exec(`DROP TABLE IF EXISTS ${CHECKED}`));
-    requireSound(partial);
-    writable(partial, (copy) => {
-      copy.exec(`CREATE TABLE ${CHECKED} (checked_at TEXT NOT NULL, pages INTEGER NOT NULL)`);
-      copy.prepare(`INSERT INTO ${CHECKED} (checked_at, pages) VALUES (?, ?)`).run(new Date().toISOString(), totalPages);
+    const { totalPages } = await sqlite.backup(partial, WHOLE);
+    await leavingNoWal(partial, () => {
+      // A database restored from a backup still carries that backup's mark: it says nothing of this copy.
+      writable(partial, (copy) => copy.exec(`DROP TABLE IF EXISTS ${CHECKED}`));
+      requireSound(partial);
+      writable(partial, (copy) => {
+        copy.exec(`CREATE TABLE ${CHECKED} (checked_at TEXT NOT NULL, pages INTEGER NOT NULL)`);
+        copy.prepare(`INSERT INTO ${CHECKED} (checked_at, pages) VALUES (?, ?)`).run(new Date().toISOString(), totalPages);
+      });
     });
     renameSync(partial, target);
     return { pages: totalPages };
@@ -70,22 +76,59 @@ export async function backupDatabase(source: string, target: string): Promise<{ 
   }
 }
 
+/**
+ * Whether another process has the database open (a server, a worker, a command running): in WAL mode
+ * each connection holds a shared lock on the file, so this connection cannot take the exclusive one.
+ */
+export function inUse(file: string): boolean {
+  if (!existsSync(file)) return false;
+  const sqlite = new Database(file, { fileMustExist: true });
+  try {
+    sqlite.pragma('busy_timeout = 0');
+    sqlite.pragma('locking_mode = EXCLUSIVE');
+    sqlite.exec('BEGIN EXCLUSIVE; COMMIT');
+    return false;
+  } catch (error) {
+    // Any other refusal (the file is not a database) is the restore's to judge.
+    return (error as { code?: string }).code === 'SQLITE_BUSY';
+  } finally {
+    sqlite.close();
+  }
+}
+
 /** Replaces the database `target` with the backup `source`, after checking the backup. The server must be stopped. */
 export async function restoreDatabase(source: string, target: string): Promise<{ pages: number }> {
-  requireSound(source);
-  const backup = new Database(source, { readonly: true, fileMustExist: true });
-  try {
-    const has = (table: string) => backup.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table);
-    if (!has('resource_providers')) throw new BackupError(`${source} is not a placement-gql database (it has no resource_providers table)`);
-    if (!has(CHECKED)) {
-      throw new BackupError(
-        `${source} is not a finished backup: placement-gql backup marks a backup once it has copied and checked it, and this file has no mark (a backup cut short leaves such a file, named *.partial). Take the backup again.`,
-      );
+  if (inUse(target)) throw new BackupError(`${target} is in use by another process (a running placement-gql serve?): stop it, then restore`);
+  return leavingNoWal(source, async () => {
+    requireSound(source);
+    const backup = new Database(source, { readonly: true, fileMustExist: true });
+    try {
+      const has = (table: string) => backup.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table);
+      if (!has('resource_providers')) throw new BackupError(`${source} is not a placement-gql database (it has no resource_providers table)`);
+      if (!has(CHECKED)) {
+        throw new BackupError(
+          `${source} is not a finished backup: placement-gql backup marks a backup once it has copied and checked it, and this file has no mark (a backup cut short leaves such a file, named *.partial). Take the backup again.`,
+        );
+      }
+      const { totalPages } = await backup.backup(target, WHOLE);
+      writable(target, (restored) => restored.exec(`DROP TABLE IF EXISTS ${CHECKED}`));
+      return { pages: totalPages };
+    } finally {
+      backup.close();
     }
-    const { totalPages } = await backup.backup(target);
-    writable(target, (restored) => restored.exec(`DROP TABLE IF EXISTS ${CHECKED}`));
-    return { pages: totalPages };
+  });
+}
+
+/**
+ * Runs `read`, which only reads the database `file`, then removes the -wal and -shm files that reading
+ * created: a read-only connection to a WAL database (a backup is one: its header says so) leaves them
+ * behind, empty. Those that were there before belong to another connection and stay.
+ */
+async function leavingNoWal<T>(file: string, read: () => T | Promise<T>): Promise<T> {
+  const created = [`${file}-wal`, `${file}-shm`].filter((f) => !existsSync(f));
+  try {
+    return await read();
   } finally {
-    backup.close();
+    for (const f of created) rmSync(f, { force: true });
   }
 }

@@ -59,21 +59,56 @@ export function changesBetween(db: Db, before: DataVersion, now: DataVersion): C
   return { none: false, all: false, kinds };
 }
 
-/** Whether nothing but these kinds changed. */
-export function onlyKinds(changes: Changes, kinds: readonly ChangeKind[]): boolean {
-  if (changes.all) return false;
-  for (const kind of changes.kinds.keys()) if (!kinds.includes(kind)) return false;
-  return true;
+/** What changed, by provider: what a kept structure redoes. */
+export interface ProviderDelta {
+  /** Every provider named below. */
+  ids: Set<number>;
+  usage: Set<number>;
+  inventory: Set<number>;
+  traits: Set<number>;
+  aggregates: Set<number>;
+  /** Created, deleted, renamed or moved (a move names every provider of the subtree moved). */
+  provider: Set<number>;
+  /** Custom traits or resource classes were created or deleted. */
+  names: boolean;
 }
 
 /**
- * The providers whose usage changed, when nothing else a capacity figure depends on did (consumers' own
- * fields and flavors may have); null when more changed or it is not known.
+ * Changes naming more providers than this, and more than a tenth of them, are not redone provider by
+ * provider: reading everything again then costs about as much. Below it, redoing is cheap on any cloud.
  */
-export function usageOnly(changes: Changes): Set<number> | null {
-  if (changes.none) return new Set();
-  return onlyKinds(changes, ['usage', 'consumer', 'flavors']) ? (changes.kinds.get('usage') ?? new Set()) : null;
+const FEW_PROVIDERS = 100;
+
+const deltas = new WeakMap<Db, { before: number; now: number; delta: ProviderDelta | null }>();
+
+/**
+ * What changed between two versions, by provider, for a kept structure to redo what those providers
+ * touch; null when it should start again instead: a bulk write (an import), a stretch no longer in the
+ * log, or more than a tenth of the providers changed. Consumers' own fields and flavors change nothing
+ * a provider-based structure keeps. The last answer is kept: every structure asks the same after a write.
+ */
+export function providerDelta(db: Db, before: DataVersion, now: DataVersion): ProviderDelta | null {
+  const known = deltas.get(db);
+  if (known && known.before === before.seq && known.now === now.seq && now.seq >= 0) return known.delta;
+  const changes = changesBetween(db, before, now);
+  let delta: ProviderDelta | null = null;
+  if (!changes.all) {
+    const kind = (k: ChangeKind) => changes.kinds.get(k) ?? new Set<number>();
+    delta = { ids: new Set(), usage: kind('usage'), inventory: kind('inventory'), traits: kind('traits'), aggregates: kind('aggregates'), provider: kind('provider'), names: changes.kinds.has('names') };
+    for (const ids of [delta.usage, delta.inventory, delta.traits, delta.aggregates, delta.provider]) for (const id of ids) delta.ids.add(id);
+    if (delta.ids.size > FEW_PROVIDERS && delta.ids.size * 10 > get<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM resource_providers')!.n) delta = null;
+  }
+  deltas.set(db, { before: before.seq, now: now.seq, delta });
+  return delta;
 }
+
+/** The providers changed in any of these ways. */
+export const changedBy = (delta: ProviderDelta, ...kinds: ('usage' | 'inventory' | 'traits' | 'aggregates' | 'provider')[]): Set<number> => {
+  if (kinds.length === 1) return delta[kinds[0]];
+  const ids = new Set<number>();
+  for (const kind of kinds) for (const id of delta[kind]) ids.add(id);
+  return ids;
+};
 
 /**
  * Runs a write of many rows (an import) inside the caller's transaction with the triggers quiet, and logs

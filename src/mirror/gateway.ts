@@ -176,10 +176,10 @@ export class Gateway {
     return this.lastSuccess;
   }
 
-  /** Sends one write to Placement; its errors come back as UpstreamError. */
-  async write<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  /** Sends one write to Placement (at an older microversion when given); its errors come back as UpstreamError. */
+  async write<T = any>(method: string, path: string, body?: unknown, microversion?: string): Promise<T> {
     await this.ensureNegotiated();
-    return this.client.call<T>(method, path, body);
+    return this.client.call<T>(method, path, body, microversion);
   }
 
   /** Reads back what a write touched: these providers (gone ones are removed) and consumers. */

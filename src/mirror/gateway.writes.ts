@@ -3,13 +3,13 @@
 // mirror as in standalone mode. Placement's refusals become the same typed errors, with Placement's
 // code. Data of Nova, Glance and Ironic is changed here only while that service is not mirrored.
 import { CapacityExceeded, DomainError, DuplicateName, GenerationConflict, InUse, InvalidInput, NotAvailableHere, NotFound, UpstreamUnavailable } from '../modules/common/errors.js';
-import { refuseCapacitiesOutOfRange, type InventoryInput, type SetInventoriesInput, type SetInventoryInput } from '../modules/inventories/inventories.service.js';
+import { refuseCapacitiesOutOfRange, withDefaults, type AddInventoryInput, type DeleteInventoryInput, type InventoryInput, type PlacementRules, type SetInventoriesInput, type SetInventoryInput, type UpdateInventoryInput } from '../modules/inventories/inventories.service.js';
 import type { SetProviderTraitsInput } from '../modules/traits/traits.service.js';
 import type { SetProviderAggregatesInput } from '../modules/aggregates/aggregates.service.js';
 import type { SetAllocationsInput } from '../modules/allocations/allocations.service.js';
 import { consumerByUuid } from '../modules/allocations/allocations.service.js';
 import { traitByName } from '../modules/traits/traits.service.js';
-import { resourceClassByName } from '../modules/resource-classes/resource-classes.service.js';
+import { resourceClassByName, type RenameResourceClassInput } from '../modules/resource-classes/resource-classes.service.js';
 import { publish, type ChangeFeed } from '../modules/changes/changes.feed.js';
 import { localWrites } from '../writes/local.js';
 import { eventsOf, OPERATIONS, ownerOf, type OperationName, type Writes } from '../writes/operations.js';
@@ -37,7 +37,7 @@ interface Subject {
 async function refusal(gateway: Gateway, error: unknown, subject: Subject): Promise<DomainError | Error> {
   if (!(error instanceof UpstreamError)) return isExplained(error) ? new UpstreamUnavailable(explainFailure(error)) : (error as Error);
   const { status, code, detail } = error;
-  const withCode = <E extends DomainError>(e: E) => ((e.code = code), e);
+  const withCode = <E extends DomainError>(e: E) => ((e.code = code), (e.upstream = { status, text: error.placementText }), e);
   if (status === 404) return withCode(new NotFound(subject.kind ?? 'resource provider', subject.key ?? `uuid=${subject.provider}`, detail));
   if (status === 400) return withCode(new InvalidInput([{ path: '', message: detail }]));
   if (status === 409 && code === 'placement.concurrent_update') {
@@ -73,12 +73,15 @@ const mirrored = (gateway: Gateway, uuid: string): ProviderRow => {
   return row;
 };
 
+/** The microversion a write made for a client of Placement's API is sent at, so Placement applies the same rules. */
+const asked = (rules: PlacementRules) => (rules.minor == null ? undefined : `1.${rules.minor}`);
+
 async function setInventories(gateway: Gateway, input: SetInventoriesInput): Promise<ProviderRow> {
   // What this server could not answer is not sent to Placement either.
-  refuseCapacitiesOutOfRange(input.inventories.map((inventory, n) => ({ inventory, path: `inventories.${n}` })));
+  refuseCapacitiesOutOfRange(input.inventories.map((inventory, n) => ({ inventory, path: `inventories.${n}` })), input.providerUuid);
   const inventories = Object.fromEntries(input.inventories.map((i) => [i.resourceClass, inventoryFields(i)]));
   await through(gateway, { provider: input.providerUuid, generation: input.generation }, () =>
-    gateway.write('PUT', `/resource_providers/${input.providerUuid}/inventories`, { resource_provider_generation: input.generation, inventories }),
+    gateway.write('PUT', `/resource_providers/${input.providerUuid}/inventories`, { resource_provider_generation: input.generation, inventories }, asked(input)),
   );
   await gateway.readBack([input.providerUuid]);
   return mirrored(gateway, input.providerUuid);
@@ -86,7 +89,7 @@ async function setInventories(gateway: Gateway, input: SetInventoriesInput): Pro
 
 /** One class: PUT .../inventories/{rc} when the provider has it; else the whole set with it added (osc-placement's --amend). */
 async function setInventory(gateway: Gateway, input: SetInventoryInput): Promise<ProviderRow> {
-  refuseCapacitiesOutOfRange([{ inventory: input, path: '' }]);
+  refuseCapacitiesOutOfRange([{ inventory: input, path: '' }], input.providerUuid);
   const subject = { provider: input.providerUuid, generation: input.generation };
   const fields = inventoryFields(input);
   const current = await through(gateway, subject, () => gateway.write<{ inventories: Record<string, unknown> }>('GET', `/resource_providers/${input.providerUuid}/inventories`));
@@ -109,6 +112,49 @@ async function setInventory(gateway: Gateway, input: SetInventoryInput): Promise
   return mirrored(gateway, input.providerUuid);
 }
 
+async function addInventory(gateway: Gateway, input: AddInventoryInput) {
+  refuseCapacitiesOutOfRange([{ inventory: input, path: '' }], input.providerUuid);
+  await through(gateway, { provider: input.providerUuid, kind: 'resource class', key: `resourceClass=${input.resourceClass}` }, () =>
+    gateway.write('POST', `/resource_providers/${input.providerUuid}/inventories`, { resource_class: input.resourceClass, ...inventoryFields(input) }, asked(input)),
+  );
+  await gateway.readBack([input.providerUuid]);
+  return { provider: mirrored(gateway, input.providerUuid), inventory: withDefaults(input) };
+}
+
+async function updateInventory(gateway: Gateway, input: UpdateInventoryInput) {
+  refuseCapacitiesOutOfRange([{ inventory: input, path: '' }], input.providerUuid);
+  await through(gateway, { provider: input.providerUuid, generation: input.generation, kind: 'resource class', key: `resourceClass=${input.resourceClass}` }, () =>
+    gateway.write(
+      'PUT',
+      `/resource_providers/${input.providerUuid}/inventories/${encodeURIComponent(input.resourceClass)}`,
+      { resource_provider_generation: input.generation, ...inventoryFields(input) },
+      asked(input),
+    ),
+  );
+  await gateway.readBack([input.providerUuid]);
+  return { provider: mirrored(gateway, input.providerUuid), inventory: withDefaults(input) };
+}
+
+async function deleteInventory(gateway: Gateway, input: DeleteInventoryInput) {
+  await through(gateway, { provider: input.providerUuid, kind: 'inventory', key: `resourceClass=${input.resourceClass}` }, () =>
+    gateway.write('DELETE', `/resource_providers/${input.providerUuid}/inventories/${encodeURIComponent(input.resourceClass)}`),
+  );
+  await gateway.readBack([input.providerUuid]);
+  return mirrored(gateway, input.providerUuid);
+}
+
+async function deleteInventories(gateway: Gateway, providerUuid: string) {
+  await through(gateway, { provider: providerUuid }, () => gateway.write('DELETE', `/resource_providers/${providerUuid}/inventories`));
+  await gateway.readBack([providerUuid]);
+  return mirrored(gateway, providerUuid);
+}
+
+async function deleteProviderTraits(gateway: Gateway, providerUuid: string) {
+  await through(gateway, { provider: providerUuid }, () => gateway.write('DELETE', `/resource_providers/${providerUuid}/traits`));
+  await gateway.readBack([providerUuid]);
+  return mirrored(gateway, providerUuid);
+}
+
 /** An inventory as Placement's JSON has it; omitted fields stay omitted (Placement's defaults). */
 function inventoryFields(i: InventoryInput) {
   return Object.fromEntries(
@@ -125,8 +171,11 @@ async function setProviderTraits(gateway: Gateway, input: SetProviderTraitsInput
 }
 
 async function setProviderAggregates(gateway: Gateway, input: SetProviderAggregatesInput): Promise<ProviderRow> {
-  await through(gateway, { provider: input.providerUuid, generation: input.generation }, () =>
-    gateway.write('PUT', `/resource_providers/${input.providerUuid}/aggregates`, { resource_provider_generation: input.generation, aggregates: input.aggregates }),
+  await through(gateway, { provider: input.providerUuid, generation: input.generation ?? undefined }, () =>
+    // Without a generation, Placement's older form: the list alone, which leaves the generation as it is.
+    input.generation === null
+      ? gateway.write('PUT', `/resource_providers/${input.providerUuid}/aggregates`, input.aggregates, '1.18')
+      : gateway.write('PUT', `/resource_providers/${input.providerUuid}/aggregates`, { resource_provider_generation: input.generation, aggregates: input.aggregates }),
   );
   await gateway.readBack([input.providerUuid]);
   return mirrored(gateway, input.providerUuid);
@@ -147,7 +196,8 @@ async function updateProvider(gateway: Gateway, input: UpdateProviderInput): Pro
     name: input.name ?? current.name,
     parent_provider_uuid: input.parentUuid === undefined ? current.parent_provider_uuid : input.parentUuid,
   };
-  await through(gateway, { provider: input.uuid, key: input.name ?? undefined }, () => gateway.write('PUT', `/resource_providers/${input.uuid}`, body));
+  // Before 1.37 Placement refuses to move a provider that has a parent: the write is sent at 1.36 then.
+  await through(gateway, { provider: input.uuid, key: input.name ?? undefined }, () => gateway.write('PUT', `/resource_providers/${input.uuid}`, body, input.allowReparenting === false ? '1.36' : undefined));
   // Moving a provider moves its subtree: every provider of the old and new tree is read back.
   const trees = all<{ uuid: string }>(gateway.db, 'SELECT uuid FROM resource_providers WHERE root_id = (SELECT root_id FROM resource_providers WHERE uuid = ?)', input.uuid).map((r) => r.uuid);
   await gateway.readBack([input.uuid, ...trees]);
@@ -199,6 +249,15 @@ async function deleteName(gateway: Gateway, table: 'traits' | 'resource_classes'
   const kind = table === 'traits' ? 'trait' : 'resource class';
   await through(gateway, { kind, key: `name=${name}` }, () => gateway.write('DELETE', `/${table}/${encodeURIComponent(name)}`));
   await refreshNames(gateway, table);
+}
+
+async function renameResourceClass(gateway: Gateway, input: RenameResourceClassInput) {
+  // From 1.7 a PUT creates the class it names; the rename is the older form.
+  await through(gateway, { kind: 'resource class', key: `name=${input.name}` }, () =>
+    gateway.write('PUT', `/resource_classes/${encodeURIComponent(input.name)}`, { name: input.newName }, '1.6'),
+  );
+  await refreshNames(gateway, 'resource_classes');
+  return resourceClassByName(gateway.db, input.newName)!;
 }
 
 async function gatewayPutName(gateway: Gateway, table: 'traits' | 'resource_classes', name: string): Promise<boolean> {
@@ -297,7 +356,13 @@ function throughPlacement(gateway: Gateway) {
     deleteProvider: (uuid: string) => deleteProvider(gateway, uuid),
     setInventories: (input: SetInventoriesInput) => setInventories(gateway, input),
     setInventory: (input: SetInventoryInput) => setInventory(gateway, input),
+    addInventory: (input: AddInventoryInput) => addInventory(gateway, input),
+    updateInventory: (input: UpdateInventoryInput) => updateInventory(gateway, input),
+    deleteInventory: (input: DeleteInventoryInput) => deleteInventory(gateway, input),
+    deleteInventories: (providerUuid: string) => deleteInventories(gateway, providerUuid),
     setProviderTraits: (input: SetProviderTraitsInput) => setProviderTraits(gateway, input),
+    deleteProviderTraits: (providerUuid: string) => deleteProviderTraits(gateway, providerUuid),
+    renameResourceClass: (input: RenameResourceClassInput) => renameResourceClass(gateway, input),
     setProviderAggregates: (input: SetProviderAggregatesInput) => setProviderAggregates(gateway, input),
     setAllocations: async (input: SetAllocationsInput) => {
       const providerUuids = await setAllocations(gateway, input);

@@ -62,6 +62,13 @@ export function isUuidLike(value: string): boolean {
   return /^[0-9a-fA-F]{32}$/.test(hex);
 }
 
+/** str(uuid.UUID(value)) of a value isUuidLike accepts: its 32 hex digits in the canonical lower-case 8-4-4-4-12 form; null for any other value. */
+export function pyUuidString(value: string): string | null {
+  if (!isUuidLike(value)) return null;
+  const hex = value.replace(/urn:/g, '').replace(/uuid:/g, '').replace(/^[{}]+|[{}]+$/g, '').replace(/-/g, '').toLowerCase();
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /** Edits from a to b (insert, delete, replace, swap two neighbours), counted up to max + 1. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;

@@ -1,6 +1,7 @@
 // Python's behaviour where the answers of Placement and Nova (Python services) depend on it:
-// `re` patterns, int(), str.strip(), str.split(), repr() and the order of sorted(). The one copy
-// of each; test/python.test.ts pins them to what CPython 3.11 (the oracle's Python) does.
+// `re` patterns, int(), str.strip(), str.split(), repr() (of str, float and JSON values), pprint's
+// pformat and the order of sorted(). The one copy of each; test/python.test.ts pins them to what
+// CPython 3.11 (the oracle's Python) does.
 
 /** The characters Python's str.isspace() accepts (what str.strip() and str.split() remove). */
 const PY_SPACE = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
@@ -163,4 +164,176 @@ export function codePointOrder(a: string, b: string): number {
     if (d !== 0) return d;
   }
   return x.length - y.length;
+}
+
+/** len() of a str: code points, not UTF-16 units. */
+export function pyLen(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n--;
+      i++;
+    }
+  }
+  return n;
+}
+
+/** re.findall(r'\S*\s*', line) of a str pattern: runs of non-space then space, as str.isspace() sees them. */
+const PY_WORDS = new RegExp(`[^${PY_SPACE}]*[${PY_SPACE}]*`, 'gu');
+const LINE_BREAK = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/gu;
+
+/** str.splitlines(True): the lines with their line breaks (\r\n counts as one). */
+export function pySplitLinesKeepEnds(text: string): string[] {
+  const lines: string[] = [];
+  let start = 0;
+  for (const match of text.matchAll(LINE_BREAK)) {
+    const end = match.index! + match[0].length;
+    lines.push(text.slice(start, end));
+    start = end;
+  }
+  if (start < text.length) lines.push(text.slice(start));
+  return lines;
+}
+
+/** A number Python holds as a float (JSON's 1.0, a ratio): written 1.0, not 1. */
+export class PyFloat {
+  constructor(readonly value: number) {}
+}
+
+/** Python's repr() of a float: the shortest digits that read back, in exponent form below 1e-4 and from 1e16. */
+export function pyFloatRepr(value: number): string {
+  if (Number.isNaN(value)) return 'nan';
+  if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
+  if (value === 0) return Object.is(value, -0) ? '-0.0' : '0.0';
+  const [mantissa, exponentText] = Math.abs(value).toExponential().split('e');
+  const digits = mantissa.replace('.', '');
+  const exponent = Number(exponentText);
+  const sign = value < 0 ? '-' : '';
+  // Python's float_repr_style 'short': exponent form when the decimal point sits 4 or more places
+  // left of the first digit, or more than 16 places right of it.
+  if (exponent < -4 || exponent >= 16) {
+    const shown = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    return `${sign}${shown}e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
+  }
+  if (exponent < 0) return `${sign}0.${'0'.repeat(-exponent - 1)}${digits}`;
+  const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, '0');
+  const fraction = digits.slice(exponent + 1);
+  return `${sign}${whole}.${fraction || '0'}`;
+}
+
+/** A value as Python's json module reads it: objects are dicts (Maps, in key order), floats stay floats. */
+export type PyValue = null | boolean | number | bigint | string | PyFloat | PyValue[] | PyDict;
+export type PyDict = Map<string, PyValue>;
+
+/** A value whose repr Python would print: what json reads, and schemas written as plain objects. */
+export type PyReprable = PyValue | { readonly [key: string]: PyReprable } | readonly PyReprable[];
+
+/** A dict's items: a Map's in insertion order, a plain object's own keys. */
+const itemsOf = (value: PyDict | { [key: string]: PyReprable }): [string, PyReprable][] => (value instanceof Map ? [...value] : Object.entries(value));
+
+/** Python's repr() of a scalar (str, int, float, bool, None), or null for a container. */
+function scalarRepr(value: PyReprable): string | null {
+  if (value === null) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (typeof value === 'string') return pyRepr(value);
+  if (typeof value === 'bigint') return String(value);
+  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : pyFloatRepr(value);
+  if (value instanceof PyFloat) return pyFloatRepr(value.value);
+  return null;
+}
+
+/** Python's repr() of a value: dicts in insertion order (sortKeys: sorted, as pprint shows them). */
+export function pyValueRepr(value: PyReprable, sortKeys = false): string {
+  const scalar = scalarRepr(value);
+  if (scalar !== null) return scalar;
+  if (Array.isArray(value)) return `[${value.map((v) => pyValueRepr(v, sortKeys)).join(', ')}]`;
+  const items = itemsOf(value as PyDict);
+  if (sortKeys) items.sort(([a], [b]) => codePointOrder(a, b));
+  return `{${items.map(([k, v]) => `${pyRepr(k)}: ${pyValueRepr(v, sortKeys)}`).join(', ')}}`;
+}
+
+/**
+ * pprint.pformat(value, width): Python's PrettyPrinter (indent 1, dicts sorted, not compact) for
+ * dicts, lists, str and scalars: a repr that fits stays on one line; otherwise dicts and lists put one
+ * item per line, and strs are cut into pieces at spaces, one repr per line.
+ */
+export function pformat(value: PyReprable, width = 80): string {
+  let out = '';
+  const format = (object: PyReprable, indent: number, allowance: number, level: number) => {
+    const rep = pyValueRepr(object, true);
+    if (pyLen(rep) <= width - indent - allowance || (scalarRepr(object) !== null && typeof object !== 'string')) {
+      out += rep;
+      return;
+    }
+    if (typeof object === 'string') return formatStr(object, indent, allowance, level + 1);
+    if (Array.isArray(object)) {
+      out += '[';
+      formatItems(object, indent, allowance + 1, level + 1);
+      out += ']';
+      return;
+    }
+    out += '{';
+    const items = itemsOf(object as PyDict).sort(([a], [b]) => codePointOrder(a, b));
+    const inner = indent + 1;
+    items.forEach(([key, entry], i) => {
+      const last = i === items.length - 1;
+      const keyRep = pyRepr(key);
+      out += `${keyRep}: `;
+      format(entry, inner + pyLen(keyRep) + 2, last ? allowance + 1 : 1, level + 1);
+      if (!last) out += `,\n${' '.repeat(inner)}`;
+    });
+    out += '}';
+  };
+  const formatItems = (items: readonly PyReprable[], indent: number, allowance: number, level: number) => {
+    const inner = indent + 1;
+    items.forEach((item, i) => {
+      const last = i === items.length - 1;
+      if (i > 0) out += `,\n${' '.repeat(inner)}`;
+      format(item, inner, last ? allowance : 1, level);
+    });
+  };
+  const formatStr = (text: string, indent: number, allowance: number, level: number) => {
+    if (text === '') {
+      out += "''";
+      return;
+    }
+    const lines = pySplitLinesKeepEnds(text);
+    if (level === 1) {
+      indent += 1;
+      allowance += 1;
+    }
+    const maxWidth = width - indent;
+    const chunks: string[] = [];
+    let lastRep = '';
+    lines.forEach((line, i) => {
+      const isLast = i === lines.length - 1;
+      lastRep = pyRepr(line);
+      if (pyLen(lastRep) <= (isLast ? maxWidth - allowance : maxWidth)) {
+        chunks.push(lastRep);
+        return;
+      }
+      const parts = line.match(PY_WORDS)!.filter(Boolean);
+      let current = '';
+      parts.forEach((part, j) => {
+        const candidate = current + part;
+        const limit = j === parts.length - 1 && isLast ? maxWidth - allowance : maxWidth;
+        if (pyLen(pyRepr(candidate)) > limit) {
+          if (current) chunks.push(pyRepr(current));
+          current = part;
+        } else current = candidate;
+      });
+      if (current) chunks.push(pyRepr(current));
+    });
+    if (chunks.length === 1) {
+      out += lastRep;
+      return;
+    }
+    if (level === 1) out += '(';
+    out += chunks.join(`\n${' '.repeat(indent)}`);
+    if (level === 1) out += ')';
+  };
+  format(value, 0, 0, 0);
+  return out;
 }

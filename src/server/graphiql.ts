@@ -1,15 +1,16 @@
-// GraphiQL served from the project's own dependencies: yoga's stock page loads its code from a
-// public CDN, which air-gapped control planes cannot reach. The page and its assets come from
-// the @graphql-yoga/graphiql package installed with the project; nothing leaves the machine.
-import { readFileSync } from 'node:fs';
+// GraphiQL served from the project's own files: yoga's stock page loads its code from a public CDN,
+// which air-gapped control planes cannot reach. The page and its assets are the prebuilt ones of
+// @graphql-yoga/graphiql; nothing leaves the machine.
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'graphql-yoga';
 
 export const GRAPHIQL_ASSETS_PATH = '/graphiql-assets/';
 
 /** The files the page needs, by the name it asks for them under GRAPHIQL_ASSETS_PATH. */
-const ASSETS: Record<string, { file: string; type: string }> = {
+export const ASSETS: Record<string, { file: string; type: string }> = {
   'graphiql.css': { file: 'graphiql.css', type: 'text/css; charset=utf-8' },
   'yoga-graphiql.umd.js': { file: 'yoga-graphiql.umd.js', type: 'text/javascript; charset=utf-8' },
   'editor.worker.js': { file: 'monacoeditorwork/editor.worker.bundle.js', type: 'text/javascript; charset=utf-8' },
@@ -17,7 +18,12 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   'graphql.worker.js': { file: 'monacoeditorwork/graphql.worker..bundle.js', type: 'text/javascript; charset=utf-8' },
 };
 
-const distDir = join(dirname(createRequire(import.meta.url).resolve('@graphql-yoga/graphiql/package.json')), 'dist');
+// The built package carries them in dist/server/graphiql/ (`npm run build` copies them there), so that
+// installing the server does not install GraphiQL's own build inputs (React, editors, other graphql
+// versions); a clone reads them from the @graphql-yoga/graphiql development dependency.
+export const graphiqlPackageDist = () => join(dirname(createRequire(import.meta.url).resolve('@graphql-yoga/graphiql/package.json')), 'dist');
+const copied = fileURLToPath(new URL('./graphiql/', import.meta.url));
+const distDir = existsSync(copied) ? copied : graphiqlPackageDist();
 const loaded = new Map<string, Buffer>();
 
 function asset(name: string): Buffer {

@@ -6,6 +6,7 @@ import { createServer as createHttpServer, type IncomingMessage, type RequestLis
 import { Server as NetServer, type Socket } from 'node:net';
 import type { Limits } from '../modules/common/limits.js';
 import { fastLane, takesFastLane } from './fast-lane.js';
+import { answerBadContentLength, isPlacementPath, type PlacementApi } from '../rest/api.js';
 
 export interface BodyLimited {
   (request: IncomingMessage, response: ServerResponse): unknown;
@@ -13,6 +14,8 @@ export interface BodyLimited {
   metrics: { refuse(limit: string): void };
   /** Whether a request passes the checks made before reading it (see Server.admits); the others go through yoga, which refuses them. */
   admits?: (method: string, header: (name: string) => string | null) => boolean;
+  /** Placement's REST API, answered under /placement before anything else (it makes the server's checks itself). */
+  placementApi?: PlacementApi;
 }
 
 type Limit = 'maxBodyBytes' | 'maxConnections' | 'maxConnectionsPerAddress' | 'maxStreams' | 'maxStreamsPerAddress';
@@ -55,7 +58,9 @@ export function nodeListener(server: BodyLimited): RequestListener {
     const value = request.headers[name];
     return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
   };
+  const placement = server.placementApi;
   return (request, response) => {
+    if (placement && isPlacementPath(request.url)) return placement(request, response);
     if (lane && takesFastLane(request, max) && (server.admits?.(request.method!, header(request)) ?? true)) return lane(request, response);
     if (request.headers['content-length'] === undefined && request.method !== 'GET' && request.method !== 'HEAD') {
       let received = 0;
@@ -72,6 +77,15 @@ export function nodeListener(server: BodyLimited): RequestListener {
     return server(request, response);
   };
 }
+
+const answer = (status: string) => `HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`;
+const BAD_REQUEST = answer('400 Bad Request');
+/** What Node writes to a client whose request its parser refuses, by the parser's error. */
+const CLIENT_ERROR_ANSWERS: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: answer('431 Request Header Fields Too Large'),
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: answer('413 Payload Too Large'),
+  ERR_HTTP_REQUEST_TIMEOUT: answer('408 Request Timeout'),
+};
 
 export interface NodeServer {
   http: HttpServer;
@@ -153,6 +167,15 @@ export function createNodeServer(server: BodyLimited & { limits: Limits; stopStr
     socket.once('close', () => connections.remove(address));
   });
   const listener = nodeListener(server);
+  // Node's own answers to what its parser refuses (below), except a Content-Length that is no number
+  // under /placement, which Placement's API answers in its own words.
+  http.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
+    if (server.placementApi && answerBadContentLength(server.placementApi, error, socket)) return;
+    // As Node: answered unless an answer to this connection's request has begun.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent: boolean } })._httpMessage;
+    if (socket.writable && !inFlight?.headersSent) socket.write(CLIENT_ERROR_ANSWERS[error.code ?? ''] ?? BAD_REQUEST);
+    socket.destroy(error);
+  });
   let stopping = false;
   const inFlight = new Set<ServerResponse>();
   let received = 0;

@@ -192,6 +192,27 @@ export function useNoInternals(): Plugin<Context> {
   };
 }
 
+/**
+ * `variables` or `extensions` in a query string (GET, or a form-urlencoded POST) that is not JSON is the
+ * client's mistake: 400, as a JSON body that does not parse is. yoga's own parser throws a bare SyntaxError
+ * there, which it answers as an internal error (500) and logs with its stack.
+ */
+export function useQueryStringJson(): Plugin<Context> {
+  return {
+    onRequestParse({ requestParser, setRequestParser }) {
+      if (!requestParser) return;
+      setRequestParser(async (request) => {
+        try {
+          return await requestParser(request);
+        } catch (error) {
+          if (error instanceof SyntaxError) throw refusal(400, 'BAD_REQUEST', 'The variables or extensions of the query string are not valid JSON.');
+          throw error;
+        }
+      });
+    },
+  };
+}
+
 /** Refusals of the domain (RequestRefused) reported as top-level errors with Placement's status, and a busy database as DATABASE_BUSY; before error masking, which keeps them. */
 export function useDomainErrors(): Plugin<Context> {
   return {

@@ -10,6 +10,7 @@ import { AggregatorRegistry, type Registry } from 'prom-client';
 const CHANGE = 'placement-gql:change';
 const METRICS_ASKED = 'placement-gql:metrics?';
 const METRICS = 'placement-gql:metrics';
+const CANNOT_START = 'placement-gql:cannot-start';
 
 /**
  * Sends over the IPC channel, if it is still open. A worker that is stopping (or the primary, seen
@@ -33,6 +34,21 @@ export const defaultWorkers = () => availableParallelism();
 /** Whether this process is a worker of serve --workers. */
 export const isWorker = () => cluster.isWorker;
 
+/** In a worker that cannot start (its port is taken): tells the primary why, which says it once for all, and exits 1. */
+export function workerCannotStart(reason: string) {
+  if (!process.send) process.exit(1);
+  process.send({ type: CANNOT_START, reason }, () => process.exit(1));
+}
+
+/**
+ * The workers' Node options: the primary's, with a larger young generation (it shortens the garbage
+ * collection of large answers) unless one is set already.
+ */
+function workerExecArgv(): string[] {
+  const set = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((option) => option.includes('--max-semi-space-size'));
+  return set ? process.execArgv : [...process.execArgv, '--max-semi-space-size=32'];
+}
+
 /**
  * Runs the primary: forks `count` workers (the same command line), relays, aggregates, and on SIGINT or
  * SIGTERM stops them (each stops gracefully) and exits 0. `announce` is called once all are listening.
@@ -42,13 +58,16 @@ export function runPrimary(count: number, announce: (port: number) => void): Pro
   const alive = new Set<Worker>();
   let listening = 0;
   let stopping = false;
-  let failed = false;
+  let failure: string | null = null;
+  let cannotStart: string | null = null;
+  cluster.setupPrimary({ execArgv: workerExecArgv() });
   return new Promise((resolve) => {
     const fork = () => {
       const worker = cluster.fork();
       let ready = false;
       alive.add(worker);
       worker.on('message', (message: any) => {
+        if (message?.type === CANNOT_START) cannotStart ??= String(message.reason);
         if (message?.type === CHANGE) for (const other of alive) if (other !== worker) sendIfOpen(other.process, message);
         if (message?.type === METRICS_ASKED) {
           aggregator.clusterMetrics().then(
@@ -63,18 +82,19 @@ export function runPrimary(count: number, announce: (port: number) => void): Pro
       });
       worker.on('exit', (code, signal) => {
         alive.delete(worker);
-        if (stopping) {
-          if (alive.size === 0) resolve(failed ? 1 : 0);
-        } else if (!ready) {
+        if (!stopping && !ready) {
           // A worker that could not start (port taken, bad configuration): stop them all, and say so in the exit code.
-          console.error(`Worker ${worker.process.pid} exited before it was listening (${signal ?? `code ${code}`}); stopping.`);
+          failure = `Worker ${worker.process.pid} exited before it was listening (${signal ?? `code ${code}`}); stopping.`;
           stopping = true;
-          failed = true;
           for (const w of alive) w.process.kill('SIGTERM');
-          if (alive.size === 0) resolve(1);
-        } else {
+        } else if (!stopping) {
           console.error(`Worker ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting another.`);
           fork();
+        }
+        if (stopping && alive.size === 0) {
+          // Said once all are gone, by then every worker's word on why it could not start has arrived.
+          if (failure) console.error(cannotStart ? `placement-gql: ${cannotStart}` : failure);
+          resolve(failure ? 1 : 0);
         }
       });
     };

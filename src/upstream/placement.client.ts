@@ -22,6 +22,8 @@ export class UpstreamError extends Error {
     readonly path: string,
     /** Placement, Nova, Glance or Ironic. */
     readonly service = 'Placement',
+    /** Placement's own text, as its error's detail holds it after webob's explanation of the status. */
+    readonly placementText = detail,
   ) {
     super(`${service} answered ${status} to ${method} ${path}`);
   }
@@ -88,23 +90,26 @@ export class PlacementClient {
     return { max, microversion: this.microversion };
   }
 
-  /** One call; the JSON answer, or null for 204. Throws UpstreamError or UpstreamUnreachable. */
-  async call<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await this.send(method, path, body);
+  /**
+   * One call; the JSON answer, or null for 204. Throws UpstreamError or UpstreamUnreachable. A write
+   * made for a client of an older microversion is sent at that one, so Placement applies its rules.
+   */
+  async call<T = any>(method: string, path: string, body?: unknown, microversion = this.microversion): Promise<T> {
+    const res = await this.send(method, path, body, microversion);
     if (res.status >= 200 && res.status < 300) return answerJson(res, 'Placement', method, path) as T;
-    const { code, detail } = placementError(res);
-    throw new UpstreamError(res.status, code, detail, method, path);
+    const { code, detail, text } = placementError(res);
+    throw new UpstreamError(res.status, code, detail, method, path, 'Placement', text);
   }
 
   close() {
     this.http.close();
   }
 
-  private async send(method: string, path: string, body: unknown): Promise<HttpResponse> {
+  private async send(method: string, path: string, body: unknown, microversion: string): Promise<HttpResponse> {
     const base = await this.session.endpoint('placement');
     if (!base) throw new UpstreamUnreachable((await this.session.missingEndpoint?.('placement')) ?? 'the service catalog has no placement endpoint');
     return this.discipline.send(
-      (token) => ({ method, url: base + path, body, headers: { 'x-auth-token': token, 'openstack-api-version': `placement ${this.microversion}` } }),
+      (token) => ({ method, url: base + path, body, headers: { 'x-auth-token': token, 'openstack-api-version': `placement ${microversion}` } }),
       (status) => this.count(status),
       (code) => `Placement at ${redactUrl(base)} is unreachable: ${code}`,
       originOf(base),
@@ -117,14 +122,22 @@ export class PlacementClient {
   }
 }
 
-/** Placement's error body: {"errors": [{"status", "code", "detail", "title"}]}. */
-function placementError(res: HttpResponse): { code: string; detail: string } {
+/**
+ * Placement's error body: {"errors": [{"status", "code", "detail", "title"}]}; detail is webob's
+ * explanation of the status, a blank line, then Placement's own text (kept as it is, as `text`).
+ */
+function placementError(res: HttpResponse): { code: string; detail: string; text: string } {
   try {
     const first = JSON.parse(res.body.toString('utf8'))?.errors?.[0];
-    if (first) return { code: first.code ?? 'placement.undefined_code', detail: String(first.detail ?? first.title ?? '').replace(/\s+/g, ' ').trim().slice(0, 1000) };
+    if (first) {
+      const raw = String(first.detail ?? first.title ?? '');
+      const blank = raw.indexOf('\n\n ');
+      const text = (blank < 0 ? raw : raw.slice(blank + 3)).replace(/ {2}$/, '').slice(0, 16_000);
+      return { code: first.code ?? 'placement.undefined_code', detail: raw.replace(/\s+/g, ' ').trim().slice(0, 1000), text };
+    }
   } catch {
     // not JSON: a proxy's page, for example
   }
-  return { code: 'placement.undefined_code', detail: `HTTP ${res.status}` };
+  return { code: 'placement.undefined_code', detail: `HTTP ${res.status}`, text: `HTTP ${res.status}` };
 }
 

@@ -29,6 +29,8 @@ export function allNames(db: Db, table: 'traits' | 'resource_classes'): Map<stri
 /** An inventory able to give some amount of one class, with what is used of it already. */
 export interface CapacityRow {
   id: number;
+  /** The inventory row's id: the order rows are read in (equal rooms keep it). */
+  inventoryId: number;
   rootId: number;
   capacity: number;
   used: number;
@@ -41,36 +43,32 @@ export interface CapacityRow {
 
 const USED = `COALESCE((SELECT SUM(a.used) FROM allocations a WHERE a.resource_provider_id = i.resource_provider_id AND a.resource_class_id = i.resource_class_id), 0)`;
 
-/** Every inventory of one class with its usage, optionally only in some trees. */
+/** Every inventory of one class with its usage, optionally only in some trees, in the order of the inventory rows. */
 export function capacityRows(db: Db, classId: number, roots: readonly number[] | null): CapacityRow[] {
-  const found = rows<[number, number, number, number, number, number, number, number, number]>(
+  const found = rows<CapacityColumns>(
     db,
-    `SELECT i.resource_provider_id, rp.root_id, i.total, i.reserved, i.allocation_ratio, i.min_unit, i.max_unit, i.step_size, ${USED}
+    `SELECT i.id, i.resource_provider_id, rp.root_id, i.total, i.reserved, i.allocation_ratio, i.min_unit, i.max_unit, i.step_size, ${USED}
      FROM inventories i JOIN resource_providers rp ON rp.id = i.resource_provider_id
-     WHERE i.resource_class_id = ? AND (? IS NULL OR rp.root_id IN (SELECT value FROM json_each(?)))`,
+     WHERE i.resource_class_id = ? AND (? IS NULL OR rp.root_id IN (SELECT value FROM json_each(?))) ORDER BY i.id`,
     classId,
     roots && 1,
     roots && list(roots),
   );
-  return found.map(([id, rootId, total, reserved, allocationRatio, minUnit, maxUnit, stepSize, used]) => {
-    const capacity = capacityOf({ total, reserved, allocationRatio });
-    return { id, rootId, capacity, used, room: Math.min(maxUnit, capacity - used), minUnit, maxUnit, stepSize };
-  });
+  return found.map(capacityRow);
 }
 
-/** Every inventory of these providers with its usage: class id -> rows. */
+/** Every inventory of these providers with its usage: class id -> rows, in the order of the inventory rows. */
 export function capacityRowsOfProviders(db: Db, ids: readonly number[]): Map<number, CapacityRow[]> {
-  const found = rows<[number, number, number, number, number, number, number, number, number, number]>(
+  const found = rows<[number, ...CapacityColumns]>(
     db,
-    `SELECT i.resource_class_id, i.resource_provider_id, rp.root_id, i.total, i.reserved, i.allocation_ratio, i.min_unit, i.max_unit, i.step_size, ${USED}
+    `SELECT i.resource_class_id, i.id, i.resource_provider_id, rp.root_id, i.total, i.reserved, i.allocation_ratio, i.min_unit, i.max_unit, i.step_size, ${USED}
      FROM inventories i JOIN resource_providers rp ON rp.id = i.resource_provider_id
-     WHERE i.resource_provider_id IN (SELECT value FROM json_each(?))`,
+     WHERE i.resource_provider_id IN (SELECT value FROM json_each(?)) ORDER BY i.id`,
     list(ids),
   );
   const byClass = new Map<number, CapacityRow[]>();
-  for (const [classId, id, rootId, total, reserved, allocationRatio, minUnit, maxUnit, stepSize, used] of found) {
-    const capacity = capacityOf({ total, reserved, allocationRatio });
-    const row = { id, rootId, capacity, used, room: Math.min(maxUnit, capacity - used), minUnit, maxUnit, stepSize };
+  for (const [classId, ...columns] of found) {
+    const row = capacityRow(columns);
     const list = byClass.get(classId);
     if (list) list.push(row);
     else byClass.set(classId, [row]);
@@ -78,33 +76,62 @@ export function capacityRowsOfProviders(db: Db, ids: readonly number[]): Map<num
   return byClass;
 }
 
+type CapacityColumns = [number, number, number, number, number, number, number, number, number, number];
+
+function capacityRow([inventoryId, id, rootId, total, reserved, allocationRatio, minUnit, maxUnit, stepSize, used]: CapacityColumns): CapacityRow {
+  const capacity = capacityOf({ total, reserved, allocationRatio });
+  return { id, inventoryId, rootId, capacity, used, room: Math.min(maxUnit, capacity - used), minUnit, maxUnit, stepSize };
+}
+
 /** Who holds each of these traits: trait id -> provider id -> root id. */
 export function traitHolders(db: Db, traitIds: readonly number[]): Map<number, Map<number, number>> {
   const holders = new Map<number, Map<number, number>>(traitIds.map((id) => [id, new Map()]));
   if (traitIds.length === 0) return holders;
-  const found = rows<[number, number, number]>(
-    db,
-    `SELECT pt.trait_id, pt.resource_provider_id, rp.root_id FROM provider_traits pt JOIN resource_providers rp ON rp.id = pt.resource_provider_id
-     WHERE pt.trait_id IN (SELECT value FROM json_each(?))`,
-    list(traitIds),
-  );
-  for (const [traitId, providerId, rootId] of found) holders.get(traitId)!.set(providerId, rootId);
-  return holders;
+  return byKey(holders, rows<[number, number, number]>(db, `${HOLDERS} WHERE pt.trait_id IN (SELECT value FROM json_each(?))`, list(traitIds)));
 }
+
+/** The traits these providers hold: trait id -> provider id -> root id (traits none of them holds are absent). */
+export function traitHoldersAmong(db: Db, providerIds: readonly number[]): Map<number, Map<number, number>> {
+  return byKey(new Map(), rows<[number, number, number]>(db, `${HOLDERS} WHERE pt.resource_provider_id IN (SELECT value FROM json_each(?))`, list(providerIds)));
+}
+
+const HOLDERS = 'SELECT pt.trait_id, pt.resource_provider_id, rp.root_id FROM provider_traits pt JOIN resource_providers rp ON rp.id = pt.resource_provider_id';
 
 /** Members of each of these aggregates: aggregate uuid -> provider id -> root id. */
 export function aggregateMembers(db: Db, uuids: readonly string[]): Map<string, Map<number, number>> {
   const members = new Map<string, Map<number, number>>(uuids.map((u) => [u, new Map()]));
   if (uuids.length === 0) return members;
-  const rows = all<{ uuid: string; id: number; rootId: number }>(
-    db,
-    `SELECT a.uuid, pa.resource_provider_id AS id, rp.root_id AS rootId FROM aggregates a
-     JOIN provider_aggregates pa ON pa.aggregate_id = a.id JOIN resource_providers rp ON rp.id = pa.resource_provider_id
-     WHERE a.uuid IN (SELECT value FROM json_each(?))`,
-    list(uuids),
-  );
-  for (const r of rows) members.get(r.uuid)!.set(r.id, r.rootId);
-  return members;
+  return byKey(members, rows<[string, number, number]>(db, `${MEMBERS} WHERE a.uuid IN (SELECT value FROM json_each(?))`, list(uuids)));
+}
+
+/** The aggregates these providers are in: aggregate uuid -> provider id -> root id (aggregates none of them is in are absent). */
+export function aggregateMembersAmong(db: Db, providerIds: readonly number[]): Map<string, Map<number, number>> {
+  return byKey(new Map(), rows<[string, number, number]>(db, `${MEMBERS} WHERE pa.resource_provider_id IN (SELECT value FROM json_each(?))`, list(providerIds)));
+}
+
+const MEMBERS = `SELECT a.uuid, pa.resource_provider_id, rp.root_id FROM aggregates a
+  JOIN provider_aggregates pa ON pa.aggregate_id = a.id JOIN resource_providers rp ON rp.id = pa.resource_provider_id`;
+
+/** Rows (key, provider id, root id) into key -> provider id -> root id. */
+function byKey<K>(into: Map<K, Map<number, number>>, found: [K, number, number][]): Map<K, Map<number, number>> {
+  for (const [key, providerId, rootId] of found) {
+    let map = into.get(key);
+    if (!map) into.set(key, (map = new Map()));
+    map.set(providerId, rootId);
+  }
+  return into;
+}
+
+/** The aggregate ids of these providers: provider id -> aggregate ids. */
+export function aggregateIdsOf(db: Db, providerIds: readonly number[]): Map<number, number[]> {
+  const found = rows<[number, number]>(db, 'SELECT resource_provider_id, aggregate_id FROM provider_aggregates WHERE resource_provider_id IN (SELECT value FROM json_each(?))', list(providerIds));
+  const byProvider = new Map<number, number[]>();
+  for (const [id, aggregateId] of found) {
+    const ids = byProvider.get(id);
+    if (ids) ids.push(aggregateId);
+    else byProvider.set(id, [aggregateId]);
+  }
+  return byProvider;
 }
 
 /** Root ids of the providers with these uuids (as given: Placement compares uuids as strings). */
@@ -147,9 +174,12 @@ export function someRootWithTraits(db: Db, required: readonly number[], forbidde
   );
 }
 
-/** Root and parent of every provider: id -> [root id, parent id or null]. */
-export function providerLinks(db: Db): Map<number, [number, number | null]> {
-  return new Map(rows<[number, number, number | null]>(db, 'SELECT id, root_id, parent_id FROM resource_providers').map(([id, root, parent]) => [id, [root, parent]]));
+/** Root and parent of every provider (or of these): id -> [root id, parent id or null]. */
+export function providerLinks(db: Db, ids: readonly number[] | null = null): Map<number, [number, number | null]> {
+  const found = ids
+    ? rows<[number, number, number | null]>(db, 'SELECT id, root_id, parent_id FROM resource_providers WHERE id IN (SELECT value FROM json_each(?))', list(ids))
+    : rows<[number, number, number | null]>(db, 'SELECT id, root_id, parent_id FROM resource_providers');
+  return new Map(found.map(([id, root, parent]) => [id, [root, parent]]));
 }
 
 /** Every provider of these trees (null: of every tree), in creation order. */

@@ -1,14 +1,15 @@
 // What candidate searches read, kept in memory per database until the data changes: inventories per
 // resource class, holders per trait, members per aggregate, and (for large answers) every tree's
 // providers with their inventories and traits. Each part is read whole on first need, in one
-// statement per batch of names. Any write (here or by another connection) starts a new index; when
-// only allocations were written since (as a scheduler's claims do), the new index keeps what
-// allocations cannot change: trees, traits, aggregates, sharing anchors.
+// statement per batch of names. After a write (here or by another connection, read from the change
+// log), the next index keeps what the write cannot have changed and reads again only the rows of the
+// providers it names (`after` below); an import, or a change to more than a tenth of the providers,
+// starts a new index.
 import type { Db } from '../../db/client.js';
 import type { ProviderRow } from '../providers/providers.service.js';
 import type { ProviderSummary } from './candidates.types.js';
 import * as read from './candidates.data.js';
-import { changesBetween, dataVersion, usageOnly, type DataVersion } from '../../db/changes.js';
+import { changedBy, dataVersion, providerDelta, type DataVersion, type ProviderDelta } from '../../db/changes.js';
 import type { CapacityRow, InventoryUsage } from './candidates.data.js';
 import { linkTrees } from '../providers/providers.links.js';
 
@@ -22,65 +23,46 @@ export interface TreeCatalog {
 }
 
 export interface ClassInventories {
-  /** Largest room first: the rows able to give an amount come first (equal rooms in the order read). */
+  /** Largest room first: the rows able to give an amount come first (equal rooms in the order of the inventory rows). */
   rows: CapacityRow[];
   byProvider: Map<number, CapacityRow>;
-  /** For a class read whole: each provider's place in the order read. */
-  order?: Map<number, number>;
 }
+
+type Links = Map<number, [number, number | null]>;
 
 const indexes = new WeakMap<Db, CandidateIndex>();
 
 export class CandidateIndex {
   readonly traitIds: Map<string, number>;
   readonly classIds: Map<string, number>;
+  /** Classes read whole. */
   private readonly classes = new Map<number, ClassInventories>();
   private readonly holders = new Map<number, Map<number, number>>();
   private readonly members = new Map<string, Map<number, number>>();
   private readonly anchors = new Map<number, number[]>();
+  /** The aggregates of each sharing provider whose anchors are known. */
+  private readonly anchorAggregates = new Map<number, number[]>();
   private readonly treeRoots = new Map<string, number | null>();
-  private links: Map<number, [number, number | null]> | null = null;
+  private links: Links | null = null;
   private membersByRoot: Map<number, number[]> | null = null;
-  /** Trait names of every provider, when known from an index of the same structure. */
-  private traitsByProvider: Map<number, string[]> | null = null;
   private catalog: TreeCatalog | null = null;
 
   private constructor(
     readonly db: Db,
     readonly version: DataVersion,
-    /** The previous index, when only allocations were written since: what they cannot change is taken from it. */
-    same: CandidateIndex | null = null,
-    /** The providers whose usage changed since `same` was made. */
-    touched: Set<number> | null = null,
+    names: { traitIds: Map<string, number>; classIds: Map<string, number> } | null = null,
   ) {
-    this.traitIds = same?.traitIds ?? read.allNames(db, 'traits');
-    this.classIds = same?.classIds ?? read.allNames(db, 'resource_classes');
-    if (!same) return;
-    // The classes read whole: only the rows of the providers written are read again.
-    if (touched && same.classes.size) {
-      const now = read.capacityRowsOfProviders(db, [...touched]);
-      for (const [classId, before] of same.classes) {
-        const patched = withRows(before, touched, now.get(classId) ?? []);
-        if (patched) this.classes.set(classId, patched);
-      }
-    }
-    this.holders = same.holders;
-    this.members = same.members;
-    this.anchors = same.anchors;
-    this.treeRoots = same.treeRoots;
-    this.links = same.links;
-    this.membersByRoot = same.membersByRoot;
-    this.traitsByProvider = same.catalog?.traits ?? same.traitsByProvider;
+    this.traitIds = names?.traitIds ?? read.allNames(db, 'traits');
+    this.classIds = names?.classIds ?? read.allNames(db, 'resource_classes');
   }
 
   /** The index of this database, as the data is now. */
   static of(db: Db): CandidateIndex {
     const version = dataVersion(db);
     const index = indexes.get(db);
-    const changes = index && changesBetween(db, index.version, version);
-    if (changes?.none) return index!;
-    const touched = changes ? usageOnly(changes) : null;
-    const made = new CandidateIndex(db, version, touched ? index! : null, touched);
+    if (index && version.seq >= 0 && index.version.seq === version.seq) return index;
+    const delta = index ? providerDelta(db, index.version, version) : null;
+    const made = delta ? index!.after(version, delta) : new CandidateIndex(db, version);
     if (version.seq >= 0) indexes.set(db, made);
     return made;
   }
@@ -93,17 +75,11 @@ export class CandidateIndex {
   /** Inventories of a class; restricted to some trees, read just for them (not kept) unless the class is already known. */
   inventoriesOf(classId: number, roots: readonly number[] | null = null): ClassInventories {
     const known = this.classes.get(classId);
-    if (known || roots === null) {
-      if (known) return known;
-      const read_ = read.capacityRows(this.db, classId, null);
-      const order = new Map(read_.map((r, i) => [r.id, i]));
-      const rows = byRoom(read_);
-      const whole = { rows, byProvider: new Map(rows.map((r) => [r.id, r])), order };
-      this.classes.set(classId, whole);
-      return whole;
-    }
-    const rows = byRoom(read.capacityRows(this.db, classId, roots));
-    return { rows, byProvider: new Map(rows.map((r) => [r.id, r])) };
+    if (known) return known;
+    const rows = read.capacityRows(this.db, classId, roots).sort(byRoom);
+    const inventories = { rows, byProvider: new Map(rows.map((r) => [r.id, r])) };
+    if (roots === null) this.classes.set(classId, inventories);
+    return inventories;
   }
 
   /** Holders of each trait: provider id -> root id. */
@@ -131,12 +107,21 @@ export class CandidateIndex {
   /** Anchors (roots of trees sharing an aggregate) of each sharing provider. */
   anchorsOf(sharingIds: readonly number[]): Map<number, number[]> {
     const missing = [...new Set(sharingIds.filter((id) => !this.anchors.has(id)))];
-    for (const [id, anchors] of read.sharingAnchors(this.db, missing)) this.anchors.set(id, anchors);
+    if (missing.length) {
+      for (const [id, anchors] of read.sharingAnchors(this.db, missing)) this.anchors.set(id, anchors);
+      const aggregates = read.aggregateIdsOf(this.db, missing);
+      for (const id of missing) this.anchorAggregates.set(id, aggregates.get(id) ?? []);
+    }
     return new Map(sharingIds.map((id) => [id, this.anchors.get(id)!]));
   }
 
+  /** The anchors of a provider as this index knows them, without reading (undefined: never asked). */
+  knownAnchorsOf(id: number): readonly number[] | undefined {
+    return this.anchors.get(id);
+  }
+
   /** Root and parent (null for a root) of every provider. */
-  providerLinks(): Map<number, [number, number | null]> {
+  providerLinks(): Links {
     return (this.links ??= read.providerLinks(this.db));
   }
 
@@ -177,39 +162,202 @@ export class CandidateIndex {
 
   /** Every tree's providers, inventories and traits (read once per index). */
   trees(): TreeCatalog {
-    return (this.catalog ??= readTrees(this.db, null, this.traitsByProvider));
+    return (this.catalog ??= readTrees(this.db, null));
+  }
+
+  /**
+   * The index after a write: what it cannot have changed is shared with this one (which stays as it was,
+   * for the searches still reading it), and the parts the changed providers are in are made again from
+   * their rows as they are now. Nothing kept is changed in place.
+   */
+  private after(version: DataVersion, delta: ProviderDelta): CandidateIndex {
+    const { db } = this;
+    const next = new CandidateIndex(db, version, delta.names ? null : this);
+    // Names created or deleted: what is kept under an id whose name changed goes (read again when asked).
+    const gone = { traits: changedIds(this.traitIds, next.traitIds), classes: changedIds(this.classIds, next.classIds) };
+    const moved = delta.provider;
+    const links = moved.size ? read.providerLinks(db, [...moved]) : new Map() as Links;
+
+    // Inventory rows: their capacity and usage, and their root.
+    const rowsChanged = changedBy(delta, 'usage', 'inventory', 'provider');
+    const rows = rowsChanged.size && this.classes.size ? read.capacityRowsOfProviders(db, [...rowsChanged]) : new Map<number, CapacityRow[]>();
+    for (const [classId, before] of this.classes) if (!gone.classes.has(classId)) next.classes.set(classId, withRows(before, rowsChanged, rows.get(classId) ?? []));
+
+    const traitsChanged = changedBy(delta, 'traits', 'provider');
+    const held = traitsChanged.size && this.holders.size ? read.traitHoldersAmong(db, [...traitsChanged]) : new Map<number, Map<number, number>>();
+    for (const [traitId, before] of this.holders) if (!gone.traits.has(traitId)) next.holders.set(traitId, withEntries(before, traitsChanged, held.get(traitId)));
+
+    const aggregatesChanged = changedBy(delta, 'aggregates', 'provider');
+    const joined = aggregatesChanged.size && this.members.size ? read.aggregateMembersAmong(db, [...aggregatesChanged]) : new Map<string, Map<number, number>>();
+    for (const [uuid, before] of this.members) next.members.set(uuid, withEntries(before, aggregatesChanged, joined.get(uuid)));
+
+    // A sharing provider's anchors change when it changes aggregates, or when a provider in one of its
+    // aggregates (before or now) changes aggregates or moves: those are read again.
+    const redo = this.anchorsToRedo(aggregatesChanged, moved);
+    for (const [id, anchors] of this.anchors) {
+      if (redo.has(id)) continue;
+      next.anchors.set(id, anchors);
+      next.anchorAggregates.set(id, this.anchorAggregates.get(id)!);
+    }
+    if (redo.size) next.anchorsOf([...redo]);
+
+    if (moved.size) {
+      // In-tree lookups in the trees providers left or joined are made again (all of them when where they were is not known).
+      const roots = new Set<number>();
+      for (const id of moved) {
+        const was = this.links?.get(id);
+        if (was) roots.add(was[0]);
+        const is = links.get(id);
+        if (is) roots.add(is[0]);
+      }
+      if (this.links) for (const [uuid, root] of this.treeRoots) if (root !== null && !roots.has(root)) next.treeRoots.set(uuid, root);
+      if (this.links) {
+        next.links = new Map(this.links);
+        for (const id of moved) {
+          const link = links.get(id);
+          if (link) next.links.set(id, link);
+          else next.links.delete(id);
+        }
+        if (this.membersByRoot) next.membersByRoot = withTreeMembers(this.membersByRoot, this.links, links, moved);
+      }
+    } else {
+      for (const [uuid, root] of this.treeRoots) next.treeRoots.set(uuid, root);
+      next.links = this.links;
+      next.membersByRoot = this.membersByRoot;
+    }
+
+    next.catalog = this.catalog && delta.ids.size ? this.catalogAfter(delta.ids, links, moved) : this.catalog;
+    return next;
+  }
+
+  /** The sharing providers whose anchors may have changed with the aggregates or the place of these providers. */
+  private anchorsToRedo(changed: Set<number>, moved: Set<number>): Set<number> {
+    const redo = new Set<number>();
+    if (!changed.size || !this.anchors.size) return redo;
+    // The roots these providers were in: a provider that left an aggregate leaves its root in the anchors.
+    const roots = new Set<number>();
+    const stayed: number[] = [];
+    for (const id of changed) {
+      const was = this.links?.get(id);
+      if (was) roots.add(was[0]);
+      else if (this.links) continue;
+      // Where a provider that moved or went was is not known without the links of before: all are read again.
+      else if (moved.has(id)) return new Set(this.anchors.keys());
+      else stayed.push(id);
+    }
+    if (stayed.length) for (const [root] of read.providerLinks(this.db, stayed).values()) roots.add(root);
+    const aggregates = new Set([...read.aggregateIdsOf(this.db, [...changed]).values()].flat());
+    for (const [id, anchors] of this.anchors) {
+      if (changed.has(id) || this.anchorAggregates.get(id)!.some((a) => aggregates.has(a)) || anchors.some((root) => roots.has(root))) redo.add(id);
+    }
+    return redo;
+  }
+
+  /** The catalog with the trees of these providers (where they were and where they are) read again. */
+  private catalogAfter(ids: Set<number>, links: Links, moved: Set<number>): TreeCatalog {
+    const before = this.catalog!;
+    const roots = new Set<number>();
+    for (const id of ids) {
+      const row = before.byId.get(id);
+      if (row) roots.add(row.rootId);
+      if (moved.has(id)) {
+        const link = links.get(id);
+        if (link) roots.add(link[0]);
+      }
+    }
+    const part = readTrees(this.db, [...roots]);
+    const catalog: TreeCatalog = { byId: new Map(before.byId), byRoot: new Map(before.byRoot), inventories: new Map(before.inventories), traits: new Map(before.traits), summaries: new Map(before.summaries) };
+    for (const root of roots) {
+      for (const row of before.byRoot.get(root) ?? []) {
+        catalog.byId.delete(row.id);
+        catalog.inventories.delete(row.id);
+        catalog.traits.delete(row.id);
+        catalog.summaries.delete(row.id);
+      }
+      const rows = part.byRoot.get(root);
+      if (rows) catalog.byRoot.set(root, rows);
+      else catalog.byRoot.delete(root);
+    }
+    for (const [id, row] of part.byId) catalog.byId.set(id, row);
+    for (const [id, list] of part.inventories) catalog.inventories.set(id, list);
+    for (const [id, names] of part.traits) catalog.traits.set(id, names);
+    return catalog;
   }
 }
 
-const byRoom = (rows: CapacityRow[]) => rows.sort((a, b) => b.room - a.room);
+/** Largest room first, then in the order of the inventory rows (as read). */
+const byRoom = (a: CapacityRow, b: CapacityRow) => b.room - a.room || a.inventoryId - b.inventoryId;
+
+/** Ids whose name is not the same in both maps (created, deleted or renamed). */
+function changedIds(before: Map<string, number>, after: Map<string, number>): Set<number> {
+  const changed = new Set<number>();
+  if (before === after) return changed;
+  for (const [name, id] of before) if (after.get(name) !== id) changed.add(id);
+  for (const [name, id] of after) if (before.get(name) !== id) changed.add(id);
+  return changed;
+}
 
 /**
- * A class read whole, with the rows of some providers as they are now (their usage changed, nothing else):
- * each goes back where a new read would put it, by room and then in the order read. Null when a row is new.
+ * A class read whole, with the rows of some providers as they are now: each goes where a new read would
+ * put it, by room and then in the order of the inventory rows. The same object when none of them is in it.
  */
-function withRows(before: ClassInventories, touched: Set<number>, now: CapacityRow[]): ClassInventories | null {
-  const { order } = before;
-  if (!order || now.length !== [...touched].filter((id) => before.byProvider.has(id)).length) return null;
-  const rows = before.rows.filter((r) => !touched.has(r.id));
+function withRows(before: ClassInventories, changed: Set<number>, now: CapacityRow[]): ClassInventories {
+  if (!now.length && ![...changed].some((id) => before.byProvider.has(id))) return before;
+  const kept = before.rows.filter((r) => !changed.has(r.id));
+  const added = now.slice().sort(byRoom);
+  const rows: CapacityRow[] = new Array(kept.length + added.length);
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k < rows.length; k++) rows[k] = j >= added.length || (i < kept.length && byRoom(kept[i], added[j]) <= 0) ? kept[i++] : added[j++];
   const byProvider = new Map(before.byProvider);
-  const after = (a: CapacityRow, b: CapacityRow) => a.room < b.room || (a.room === b.room && order.get(a.id)! > order.get(b.id)!);
-  for (const row of now) {
-    if (!order.has(row.id)) return null;
-    let lo = 0;
-    let hi = rows.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (after(row, rows[mid])) lo = mid + 1;
-      else hi = mid;
-    }
-    rows.splice(lo, 0, row);
-    byProvider.set(row.id, row);
-  }
-  return { rows, byProvider, order };
+  for (const id of changed) byProvider.delete(id);
+  for (const row of now) byProvider.set(row.id, row);
+  return { rows, byProvider };
 }
 
-/** Providers, inventories and traits of some trees (null: all), read in three statements (two when the traits are known). */
-export function readTrees(db: Db, roots: readonly number[] | null, traits: Map<number, string[]> | null = null): TreeCatalog {
+/** Provider id -> root id, with the entries of some providers as they are now. The same map when none changes. */
+function withEntries(before: Map<number, number>, changed: Set<number>, now: Map<number, number> | undefined): Map<number, number> {
+  if (!now && ![...changed].some((id) => before.has(id))) return before;
+  const after = new Map(before);
+  for (const id of changed) after.delete(id);
+  if (now) for (const [id, root] of now) after.set(id, root);
+  return after;
+}
+
+/** Every tree's members with the providers that moved, came or went where they are now (lists in id order). */
+function withTreeMembers(before: Map<number, number[]>, was: Links, now: Links, moved: Set<number>): Map<number, number[]> {
+  const after = new Map(before);
+  const lists = new Map<number, number[]>();
+  const listOf = (root: number) => {
+    let list = lists.get(root);
+    if (!list) lists.set(root, (list = [...(after.get(root) ?? [])]));
+    return list;
+  };
+  for (const id of moved) {
+    const from = was.get(id);
+    if (from) {
+      const list = listOf(from[0]);
+      const at = list.indexOf(id);
+      if (at >= 0) list.splice(at, 1);
+    }
+  }
+  for (const id of moved) {
+    const to = now.get(id);
+    if (!to) continue;
+    const list = listOf(to[0]);
+    let at = list.length;
+    while (at > 0 && list[at - 1] > id) at--;
+    list.splice(at, 0, id);
+  }
+  for (const [root, list] of lists) {
+    if (list.length) after.set(root, list);
+    else after.delete(root);
+  }
+  return after;
+}
+
+/** Providers, inventories and traits of some trees (null: all), read in three statements. */
+export function readTrees(db: Db, roots: readonly number[] | null): TreeCatalog {
   const providers = read.providersOfTrees(db, roots);
   const byId = new Map<number, ProviderRow>();
   const byRoot = new Map<number, ProviderRow[]>();
@@ -226,5 +374,5 @@ export function readTrees(db: Db, roots: readonly number[] | null, traits: Map<n
     else inventories.set(inv.providerId, [inv]);
   }
   linkTrees(byId);
-  return { byId, byRoot, inventories, traits: traits ?? read.traitsOfTrees(db, roots), summaries: new Map() };
+  return { byId, byRoot, inventories, traits: read.traitsOfTrees(db, roots), summaries: new Map() };
 }

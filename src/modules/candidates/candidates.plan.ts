@@ -2,7 +2,7 @@
 // root the providers able to satisfy it (Placement's _get_trees_matching_all and the providers of
 // each request group), before any candidate is built.
 import type { CapacityRow } from './candidates.data.js';
-import { reject as rejectRequest } from './candidates.request.js';
+import { reject as rejectRequest } from '../common/query-string.js';
 import type { GroupPlan, SearchFacts } from './candidates.facts.js';
 
 const MAX_REQUIRED_SETS = 30;

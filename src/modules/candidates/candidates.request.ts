@@ -1,10 +1,10 @@
 // The normalized search request (Placement's RequestGroup / RequestWideParams), and the
 // structured GraphQL input checked and turned into it with Placement's 1.39 rules and messages.
-import { codePointOrder, pyCollapseSpaces, pyList, pyRepr } from '../../rules/python.js';
-import { RequestRefused } from '../common/errors.js';
+import { codePointOrder, pyList, pyRepr } from '../../rules/python.js';
+import { LATEST_MINOR } from '../../rules/microversion.js';
+import { reject } from '../common/query-string.js';
 import type { CandidatesRequestInput } from './candidates.types.js';
 
-export const LATEST_MINOR = 39;
 
 export interface SearchGroup {
   /** "" = the unsuffixed group (resources may come from several providers of a tree and sharing providers). */
@@ -31,12 +31,6 @@ export interface SearchRequest {
   /** The Placement microversion 1.<minor> whose semantics apply. */
   minor: number;
 }
-
-/** Placement's refusal of a candidate request, its message whitespace-collapsed as Placement's JSON error shows it. */
-export const reject = (message: string, status = 400): never => {
-  // Collapsed as Python's str.split() does (the whitespace of str.isspace(), not JS's \s).
-  throw new RequestRefused(pyCollapseSpaces(message), status);
-};
 
 /** Placement's checks on a parsed request that do not need the database (lib.RequestGroup.dict_from_request). */
 export function checkGroups(request: SearchRequest) {

@@ -18,9 +18,19 @@ export function freeOf(facts: SearchFacts, provider: number, classId: number): n
   return row ? Math.max(0, row.capacity - row.used) : 0;
 }
 
-/** Adds (sign 1) or takes away (sign -1) a tree solved alone from the users of sharing providers' keys. */
-export function countUsers(tree: TreeWork, keys: Keys, sharing: Map<number, number>, state: SolveState, sign: 1 | -1) {
-  const { users, reach, reachSums, demands } = state;
+/**
+ * Adds (sign 1) or takes away (sign -1) a tree solved alone: in the state's sums, the keys its options
+ * reach, and the users of sharing providers' keys.
+ */
+export function countTree(tree: TreeWork, keys: Keys, sharing: Map<number, number>, state: SolveState, sign: 1 | -1) {
+  const { users, reach, reachSums, demands, totals } = state;
+  totals.fits += sign * tree.fits;
+  // A tree's share of the bound: its count when proven, else its own bound (solved again together, it keeps it).
+  totals.atMost += sign * tree.atMost;
+  if (tree.refused.length) {
+    if (sign > 0) totals.refusing.add(tree.root);
+    else totals.refusing.delete(tree.root);
+  }
   for (const k of new Set(tree.reach)) {
     const n = (reach.get(k) ?? 0) + sign;
     if (n === 0 || (n === 1 && sign > 0)) addReach(k, keys.free[k], keys, demands, reachSums, sign);
@@ -28,11 +38,16 @@ export function countUsers(tree: TreeWork, keys: Keys, sharing: Map<number, numb
     else reach.delete(k);
   }
   for (const k of tree.usedKeys) {
-    if (!sharing.has(keys.provider[k])) continue;
     let user = users.get(k);
-    if (!user) users.set(k, (user = { roots: new Set(), taken: 0 }));
-    if (sign > 0) user.roots.add(tree.root);
-    else user.roots.delete(tree.root);
+    if (sign > 0) {
+      if (!sharing.has(keys.provider[k])) continue;
+      if (!user) users.set(k, (user = { roots: new Set(), taken: 0 }));
+      user.roots.add(tree.root);
+    } else if (user) {
+      // Taken away as it was added, whatever the sharing providers are now.
+      user.roots.delete(tree.root);
+      if (!user.roots.size) users.delete(k);
+    }
   }
   tree.counts.forEach((n, i) => {
     if (!n) return;
@@ -56,32 +71,32 @@ function sortedIndex(sorted: number[], value: number): number {
   return lo;
 }
 
-/** Lists and solves alone the trees the state lacks, then puts every tree together: the request's headroom. */
-export async function finish(db: Db, facts: SearchFacts, state: SolveState): Promise<HeadroomResult> {
-  const { plans, demands, posOf, keys, anchors, users } = state;
+/**
+ * Lists and solves alone the trees the state lacks (`missing`, in anchor order), then puts every tree
+ * together: the request's headroom. The sums kept in the state give the counts; the trees one by one are
+ * gone through only when sharing providers' inventories are overrun, or when a plan, the trees or the
+ * stranded capacity are asked.
+ */
+export async function finish(db: Db, facts: SearchFacts, state: SolveState, missing: readonly number[]): Promise<HeadroomResult> {
+  const { plans, demands, posOf, keys, anchors, users, totals } = state;
   const layout = new Layout(plans);
   const rowOf = (provider: number, classId: number) => facts.classes.get(classId)?.byProvider.get(provider);
   const keyOf = (provider: number, pos: number) => keys.of(provider, pos, () => freeOf(facts, provider, demands[pos].classId));
 
-  const alone: TreeWork[] = new Array(anchors.length);
-  let slice = 0;
-  for (let i = 0; i < anchors.length; i++) {
-    let tree = state.trees.get(anchors[i]);
-    if (!tree) {
-      if (++slice % TREES_PER_SLICE === 0) await yieldToEventLoop();
-      tree = listPatterns(facts, plans, layout, anchors[i], keyOf, posOf, rowOf);
-      // Each tree alone, on today's free capacity.
-      solveTree(tree, keys.free, keys, demands);
-      state.trees.set(anchors[i], tree);
-      countUsers(tree, keys, facts.sharing, state, 1);
-    }
-    alone[i] = tree;
+  for (let i = 0; i < missing.length; i++) {
+    if ((i + 1) % TREES_PER_SLICE === 0) await yieldToEventLoop();
+    const tree = listPatterns(facts, plans, layout, missing[i], keyOf, posOf, rowOf);
+    // Each tree alone, on today's free capacity.
+    solveTree(tree, keys.free, keys, demands);
+    state.trees.set(missing[i], tree);
+    countTree(tree, keys, facts.sharing, state, 1);
   }
+  // The trees of this state, in anchor order (the next state works on a copy of the map).
+  const treesOf = state.trees;
+  const alone = () => anchors.map((root) => treesOf.get(root)!);
 
   // Together: inventories several trees use may be overrun by the solutions added up.
-  const trees = alone.slice();
   const free = keys.free;
-  // Inventories several trees use, the trees using them (in order), and whether their solutions overrun one.
   const coupledRoots = new Set<number>();
   let overrun = false;
   for (const [k, user] of users) {
@@ -89,22 +104,28 @@ export async function finish(db: Db, facts: SearchFacts, state: SolveState): Pro
     for (const root of user.roots) coupledRoots.add(root);
     if (user.taken > free[k]) overrun = true;
   }
-  const coupledAt = [...coupledRoots].map((root) => sortedIndex(anchors, root)).sort((a, b) => a - b);
+  let fits = totals.fits;
+  let trees: TreeWork[] | null = null;
   if (overrun) {
+    trees = alone();
+    const coupledAt = [...coupledRoots].map((root) => sortedIndex(anchors, root)).sort((a, b) => a - b);
     const coupledSet = new Set(coupledAt);
     const left = free.slice();
     trees.forEach((tree, i) => coupledSet.has(i) || addCounts(tree, left, -1));
     for (const i of coupledAt) {
       // Solved again on what the earlier ones leave, on a copy: the tree alone is kept for the next solve.
-      const tree: TreeWork = { ...alone[i] };
+      const before = trees[i];
+      const tree: TreeWork = { ...before };
       solveTree(tree, left, keys, demands);
       addCounts(tree, left, -1);
       // The tree's own bound stays the one found alone (it is proven only if nothing was lost).
-      tree.atMost = alone[i].atMost;
-      tree.proven = alone[i].proven && tree.fits === alone[i].fits;
+      tree.atMost = before.atMost;
+      tree.proven = before.proven && tree.fits === before.fits;
+      fits += tree.fits - before.fits;
       trees[i] = tree;
     }
   }
+  const final = () => (trees ??= alone());
 
   // What the plan leaves, made when asked (on the free capacity of now: the next solve changes `free`).
   const freeNow = free.slice();
@@ -112,27 +133,24 @@ export async function finish(db: Db, facts: SearchFacts, state: SolveState): Pro
   const after = () => {
     if (!leftAfter) {
       leftAfter = freeNow.slice();
-      for (const tree of trees) addCounts(tree, leftAfter, -1);
+      for (const tree of final()) addCounts(tree, leftAfter, -1);
     }
     return leftAfter;
   };
   // A candidate Placement would still list (though its PUT refuses it) leaves the count unproven.
-  const leftover = trees.map((t) => t.refused.length > 0 && t.refused.some((p) => p.keys.every((k, i) => after()[k] >= p.amounts[i])));
-
-  let fits = 0;
-  let atMost = 0;
-  for (const t of trees) {
-    fits += t.fits;
-    atMost += t.proven ? t.fits : t.atMost;
+  const leftover = new Set<number>();
+  if (totals.refusing.size) {
+    for (const tree of final()) if (tree.refused.some((p) => p.keys.every((k, i) => after()[k] >= p.amounts[i]))) leftover.add(tree.root);
   }
-  if (coupledAt.length) atMost = Math.min(atMost, Math.max(fits, boundOf(state.reachSums, demands)));
-  const coupled = new Set(coupledAt);
+
+  let atMost = totals.atMost;
+  if (coupledRoots.size) atMost = Math.min(atMost, Math.max(fits, boundOf(state.reachSums, demands)));
   let treeResults: TreeHeadroom[] | null = null;
   let stranded: StrandedClass[] | null = null;
 
   const plan = (first = fits): CandidateRequest[] => {
     const picked: Candidate[] = [];
-    for (const tree of trees) {
+    for (const tree of final()) {
       tree.counts.forEach((n, i) => {
         for (let c = 0; c < n && picked.length < first; c++) picked.push(tree.patterns[i].candidate);
       });
@@ -147,16 +165,16 @@ export async function finish(db: Db, facts: SearchFacts, state: SolveState): Pro
   return {
     fits,
     atMost: Math.max(fits, atMost),
-    exact: fits === Math.max(fits, atMost) && !leftover.some(Boolean),
-    sharing: coupledAt.length > 0,
+    exact: fits === Math.max(fits, atMost) && leftover.size === 0,
+    sharing: coupledRoots.size > 0,
     // Made when asked: a dashboard asks for the counts only.
     get trees() {
-      return (treeResults ??= trees.map((t, i) => ({
+      return (treeResults ??= final().map((t) => ({
         root: t.root,
         fits: t.fits,
         atMost: t.proven ? t.fits : Math.max(t.fits, t.atMost),
-        exact: t.proven && !leftover[i],
-        shares: coupled.has(i),
+        exact: t.proven && !leftover.has(t.root),
+        shares: coupledRoots.has(t.root),
       })));
     },
     get stranded() {

@@ -12,14 +12,14 @@
 // using it are solved again one after the other on what the earlier ones leave, and the total is then
 // bounded by the classes' capacity/amount ratios over the whole cloud (exact only when they meet).
 //
-// This file keeps answers and solve states per database and redoes only the trees a write of usage
-// reaches; the stages are apart: listing a tree's patterns (capacity.headroom.patterns.ts), the branch
+// This file keeps answers and solve states per database and redoes only the trees a write reaches
+// (whoever made it, whatever it changed); the stages are apart: listing a tree's patterns (capacity.headroom.patterns.ts), the branch
 // and bound (.solve.ts), putting the trees together into the answer (.result.ts), stranded capacity
 // (.stranded.ts), and the shapes they share (.types.ts).
 import type { Db } from '../../db/client.js';
-import { CandidateIndex, type CandidatesRequestInput, type CapacityRow, type ClassInventories, fromInput, planGroups, SearchFacts, type SearchRequest } from '../candidates/index.js';
-import { changesBetween, dataVersion, usageOnly, type DataVersion } from '../../db/changes.js';
-import { finish, countUsers, freeOf } from './capacity.headroom.result.js';
+import { CandidateIndex, type CandidatesRequestInput, type CapacityRow, type ClassInventories, fromInput, planGroups, SearchFacts, type SearchRequest, SHARING_TRAIT } from '../candidates/index.js';
+import { dataVersion, providerDelta, type DataVersion, type ProviderDelta } from '../../db/changes.js';
+import { countTree, finish, freeOf } from './capacity.headroom.result.js';
 import { addReach } from './capacity.headroom.solve.js';
 import { Keys, type ClassDemand, type HeadroomResult, type SolveState } from './capacity.headroom.types.js';
 
@@ -32,10 +32,12 @@ const KEPT_ANSWERS = 200;
 
 /**
  * What the solve of each request leaves for the next one (the newest, per request): its plans, keys and
- * every tree solved alone. When only usage changed since (whoever wrote it) and the providers written
- * are known (usageOnly), only the trees those providers are in reach of are planned, listed and
- * solved again; the other trees' figures are those of the last solve (a tree's candidates and count
- * depend only on its own providers and the sharing providers anchored at it). Anything else: all again.
+ * every tree solved alone. After a write (whoever made it: usage, inventories, traits, aggregates,
+ * providers created, deleted, renamed or moved), only the trees the changed providers are in reach of
+ * are planned, listed and solved again; the other trees' figures are those of the last solve (a tree's
+ * candidates and count depend only on its own providers and the sharing providers anchored at it).
+ * Everything again only after an import, a change to more than a tenth of the providers (providerDelta),
+ * or a trait or class of the request created or deleted.
  */
 const states = new WeakMap<Db, Map<string, Promise<SolveState | null>>>();
 
@@ -43,7 +45,7 @@ const states = new WeakMap<Db, Map<string, Promise<SolveState | null>>>();
 export function headroom(db: Db, input: CandidatesRequestInput): Promise<HeadroomResult> {
   const version = dataVersion(db);
   let kept = answers.get(db);
-  if (!kept || !changesBetween(db, kept.version, version).none) answers.set(db, (kept = { version, byRequest: new Map() }));
+  if (!kept || version.seq < 0 || kept.version.seq !== version.seq) answers.set(db, (kept = { version, byRequest: new Map() }));
   const key = JSON.stringify({ ...input, limit: null });
   let answer = kept.byRequest.get(key);
   if (!answer) {
@@ -77,21 +79,18 @@ function solve(db: Db, input: CandidatesRequestInput, key: string): Promise<Head
 async function advance(db: Db, input: CandidatesRequestInput, prior: SolveState | null): Promise<{ state: SolveState; result: HeadroomResult }> {
   const request = { ...fromInput(input), limit: null };
   const index = CandidateIndex.of(db);
+  // Where every provider is: the next solve finds in it where the providers it is told of were.
+  const links = index.providerLinks();
   const facts = new SearchFacts(index, request);
-  const touched = prior && usageOnly(changesBetween(db, prior.version, index.version));
+  const delta = prior && providerDelta(db, prior.version, index.version);
   let state: SolveState;
-  if (prior && touched) {
-    // The trees the written providers are in reach of: their own, and every anchor of a sharing one.
-    const links = index.providerLinks();
-    const roots = new Set<number>();
-    for (const id of touched) {
-      const link = links.get(id);
-      if (link) roots.add(link[0]);
-      if (facts.sharing.has(id)) for (const anchor of facts.anchorsOf(id)) roots.add(anchor);
-    }
+  /** The anchors whose trees are to be listed and solved. */
+  let missing: number[];
+  if (prior && delta && sameNames(prior.index, index, request)) {
+    const roots = reachedTrees(prior, delta, facts, links);
     // Their options, planned on their own providers and the sharing ones (what options there come from).
     const part = new FactsWithin(index, request, roots);
-    for (const [classId, inventories] of facts.classes) part.classes.set(classId, rowsWithin(inventories, touched, roots, facts.sharing));
+    for (const [classId, inventories] of facts.classes) part.classes.set(classId, rowsWithin(inventories, roots, facts.sharing));
     const partPlans = planGroups(part);
     const plans = prior.plans.map((plan, i) => {
       const optionsByAnchor = new Map(plan.optionsByAnchor);
@@ -102,10 +101,11 @@ async function advance(db: Db, input: CandidatesRequestInput, prior: SolveState 
       }
       return { ...plan, masks: partPlans[i].masks, optionsByAnchor };
     });
-    const { keys, demands, trees } = prior;
-    // The free capacity of the written providers' keys, as now.
+    const { keys, demands } = prior;
+    const trees = new Map(prior.trees);
+    // The free capacity of the changed providers' keys, as now.
     const classCount = Math.max(1, demands.length);
-    for (const id of touched) {
+    for (const id of delta.ids) {
       demands.forEach((d, pos) => {
         const k = keys.index.get(id * classCount + pos);
         if (k === undefined) return;
@@ -119,11 +119,11 @@ async function advance(db: Db, input: CandidatesRequestInput, prior: SolveState 
       const tree = trees.get(root);
       if (!tree) continue;
       trees.delete(root);
-      countUsers(tree, keys, facts.sharing, prior, -1);
+      countTree(tree, keys, facts.sharing, prior, -1);
     }
     const anchors = prior.anchors.filter((a) => !roots.has(a));
-    for (const root of roots) if (plans.length && plans.every((p) => p.optionsByAnchor.has(root))) anchors.push(root);
-    state = { ...prior, version: index.version, plans, anchors: anchors.sort((a, b) => a - b) };
+    missing = [...roots].filter((root) => plans.length && plans.every((p) => p.optionsByAnchor.has(root))).sort((a, b) => a - b);
+    state = { ...prior, version: index.version, index, sharing: facts.sharing, plans, trees, anchors: mergeSorted(anchors, missing) };
   } else {
     // Not strict: a group satisfied nowhere leaves no anchor (the search would stop there with no candidate).
     const plans = planGroups(facts);
@@ -144,9 +144,61 @@ async function advance(db: Db, input: CandidatesRequestInput, prior: SolveState 
       });
     }
     const anchors = plans.length ? [...plans[0].optionsByAnchor.keys()].filter((a) => plans.every((p) => p.optionsByAnchor.has(a))).sort((a, b) => a - b) : [];
-    state = { version: index.version, plans, demands, posOf, keys: new Keys(Math.max(1, demands.length)), anchors, trees: new Map(), users: new Map(), reach: new Map(), reachSums: { sums: demands.map(() => 0), pieces: demands.map(() => 0) } };
+    state = {
+      version: index.version,
+      index,
+      sharing: facts.sharing,
+      plans,
+      demands,
+      posOf,
+      keys: new Keys(Math.max(1, demands.length)),
+      anchors,
+      trees: new Map(),
+      users: new Map(),
+      reach: new Map(),
+      reachSums: { sums: demands.map(() => 0), pieces: demands.map(() => 0) },
+      totals: { fits: 0, atMost: 0, refusing: new Set() },
+    };
+    missing = anchors;
   }
-  return { state, result: await finish(db, facts, state) };
+  return { state, result: await finish(db, facts, state, missing) };
+}
+
+/** Two sorted lists of distinct numbers as one. */
+function mergeSorted(a: number[], b: number[]): number[] {
+  const out: number[] = new Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k < out.length; k++) out[k] = j >= b.length || (i < a.length && a[i] < b[j]) ? a[i++] : b[j++];
+  return out;
+}
+
+/**
+ * The trees a change reaches: those each changed provider was and is in, and those it was and is a
+ * sharing provider anchored at (a provider that joins or leaves an aggregate changes the anchors of the
+ * sharing providers there by its own tree only).
+ */
+function reachedTrees(prior: SolveState, delta: ProviderDelta, facts: SearchFacts, links: Map<number, [number, number | null]>): Set<number> {
+  const before = prior.index.providerLinks();
+  const roots = new Set<number>();
+  for (const id of delta.ids) {
+    const was = before.get(id);
+    if (was) roots.add(was[0]);
+    const is = links.get(id);
+    if (is) roots.add(is[0]);
+    // Anchors the index of before never read were never planned with.
+    if (prior.sharing.has(id)) for (const anchor of prior.index.knownAnchorsOf(id) ?? []) roots.add(anchor);
+    if (facts.sharing.has(id)) for (const anchor of facts.anchorsOf(id)) roots.add(anchor);
+  }
+  return roots;
+}
+
+/** Whether the request's traits and classes have the ids they had (none of them was created or deleted since). */
+function sameNames(before: CandidateIndex, after: CandidateIndex, request: SearchRequest): boolean {
+  if (before.traitIds === after.traitIds && before.classIds === after.classIds) return true;
+  const traits = [SHARING_TRAIT, ...request.rootRequired, ...request.rootForbidden, ...request.groups.flatMap((g) => [...g.required.flat(), ...g.forbidden])];
+  const classes = request.groups.flatMap((g) => g.resources.map(([rc]) => rc));
+  return traits.every((t) => before.traitIds.get(t) === after.traitIds.get(t)) && classes.every((rc) => before.classIds.get(rc) === after.classIds.get(rc));
 }
 
 /** A search's facts for planning some trees only: a sharing provider is anchored at those of them it serves. */
@@ -165,13 +217,13 @@ class FactsWithin extends SearchFacts {
 }
 
 /** A class's rows in some trees and the sharing providers' (kept for the other requests asking after the same write). */
-const within = new WeakMap<ClassInventories, { touched: Set<number>; rows: ClassInventories }>();
-function rowsWithin(inventories: ClassInventories, touched: Set<number>, roots: Set<number>, sharing: Map<number, number>): ClassInventories {
+const within = new WeakMap<ClassInventories, { roots: Set<number>; sharing: Map<number, number>; rows: ClassInventories }>();
+function rowsWithin(inventories: ClassInventories, roots: Set<number>, sharing: Map<number, number>): ClassInventories {
   const known = within.get(inventories);
-  if (known && known.touched.size === touched.size && [...touched].every((id) => known.touched.has(id))) return known.rows;
+  if (known && known.sharing === sharing && known.roots.size === roots.size && [...roots].every((root) => known.roots.has(root))) return known.rows;
   const rows: CapacityRow[] = [];
   for (const r of inventories.rows) if (roots.has(r.rootId) || sharing.has(r.id)) rows.push(r);
   const part = { rows, byProvider: inventories.byProvider };
-  within.set(inventories, { touched, rows: part });
+  within.set(inventories, { roots, sharing, rows: part });
   return part;
 }

@@ -1,6 +1,6 @@
 // The shapes of a headroom computation: its answer (per request, per tree, stranded capacity) and what
 // its stages hand each other (patterns, trees, the demands per class, the keys of provider and class).
-import type { Candidate, CandidateRequest, GroupPlan } from '../candidates/index.js';
+import type { Candidate, CandidateIndex, CandidateRequest, GroupPlan } from '../candidates/index.js';
 import type { DataVersion } from '../../db/changes.js';
 
 export type StrandedReason = 'OTHER_CLASS' | 'TOO_SMALL' | 'MAX_UNIT' | 'MIN_UNIT' | 'STEP_SIZE' | 'NOT_ELIGIBLE';
@@ -101,13 +101,17 @@ export class Keys {
 
 export interface SolveState {
   version: DataVersion;
+  /** The candidate index of `version`: where each provider was, for the next solve. */
+  index: CandidateIndex;
+  /** The sharing providers of `version`: provider id -> root id. */
+  sharing: Map<number, number>;
   plans: GroupPlan[];
   demands: ClassDemand[];
   posOf: Map<number, number>;
   keys: Keys;
   /** Roots where every group has options, in order. */
   anchors: number[];
-  /** Each anchor's tree, solved alone on the free capacity of `version`. */
+  /** Each anchor's tree, solved alone on the free capacity of `version` (each state has its own map: a result reads it late). */
   trees: Map<number, TreeWork>;
   /**
    * Keys of sharing providers (the only ones candidates of several trees can use): the trees whose
@@ -117,6 +121,8 @@ export interface SolveState {
   /** The keys some tree's options reach (how many trees), and their free capacity summed per class. */
   reach: Map<number, number>;
   reachSums: ReachSums;
+  /** Over the trees solved alone: their counts, their bounds, and those with candidates PUT refuses. */
+  totals: { fits: number; atMost: number; refusing: Set<number> };
 }
 
 /** Free capacity and whole pieces per class over some keys. */

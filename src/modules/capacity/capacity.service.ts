@@ -1,11 +1,13 @@
 // Capacity rollups: per group of providers and per resource class, total, reserved, capacity, used and
 // free. Three statements whatever the size of the cloud (providers with their inventories and usage,
 // then aggregates and traits when grouped by them); the sums are made in memory with the one capacity rule.
+// Kept until the data changes; after a write (whoever made it), the changed providers are read again and
+// only the groups they count in (before and now) are made again.
 import type { Db } from '../../db/client.js';
 import { RequestRefused } from '../common/errors.js';
 import { list, statement } from '../../db/sql.js';
 import { capacityOf } from '../../rules/capacity.js';
-import { changesBetween, dataVersion, usageOnly, type DataVersion } from '../../db/changes.js';
+import { changedBy, dataVersion, providerDelta, type DataVersion, type ProviderDelta } from '../../db/changes.js';
 import type { CandidatesRequestInput } from '../candidates/index.js';
 import { BootRequestError, buildBootRequest, type FlavorSpec, type ImageSpec } from '../flavors/boot-request.js';
 import { extraSpecsOfFlavors, flavorByName } from '../flavors/flavors.service.js';
@@ -51,9 +53,10 @@ interface ProviderFacts {
 
 const rows = <T>(db: Db, source: string, ...params: unknown[]) => statement(db, source).raw(true).all(...params) as T[];
 
-/** The providers matching a filter, with each inventory's figures (one statement). */
-function providerFacts(db: Db, filter: ProviderFilter): ProviderFacts[] {
+/** The providers matching a filter (or those of them among some providers), with each inventory's figures (one statement). */
+function providerFacts(db: Db, filter: ProviderFilter, among: readonly number[] | null = null): ProviderFacts[] {
   const { where, params } = filterClause(db, filter);
+  const restricted = among ? `${where ? `${where} AND` : 'WHERE'} rp.id IN (SELECT value FROM json_each(?))` : where;
   const found = rows<[number, string, string, string | null, number | null, number | null, number | null, number | null]>(
     db,
     // Usage per inventory through the (provider, class) index of allocations: a grouped subquery joined
@@ -63,9 +66,10 @@ function providerFacts(db: Db, filter: ProviderFilter): ProviderFacts[] {
      FROM resource_providers rp JOIN resource_providers r ON r.id = rp.root_id
      LEFT JOIN inventories i ON i.resource_provider_id = rp.id
      LEFT JOIN resource_classes rc ON rc.id = i.resource_class_id
-     ${where}
+     ${restricted}
      ORDER BY rp.id, rc.id`,
     ...params,
+    ...(among ? [list(among)] : []),
   );
   const result: ProviderFacts[] = [];
   let last: ProviderFacts | null = null;
@@ -77,14 +81,17 @@ function providerFacts(db: Db, filter: ProviderFilter): ProviderFacts[] {
   return result;
 }
 
-/** provider id -> names, for every provider with one (one statement). */
-function namesByProvider(db: Db, kind: 'aggregates' | 'traits'): Map<number, string[]> {
+type NameKind = 'aggregates' | 'traits';
+
+/** provider id -> names, for every provider with one (or for these providers), sorted (one statement). */
+function namesByProvider(db: Db, kind: NameKind, among: readonly number[] | null = null): Map<number, string[]> {
+  const only = among ? 'WHERE resource_provider_id IN (SELECT value FROM json_each(?))' : '';
   const source =
     kind === 'aggregates'
-      ? 'SELECT pa.resource_provider_id, a.uuid FROM provider_aggregates pa JOIN aggregates a ON a.id = pa.aggregate_id ORDER BY a.uuid'
-      : 'SELECT pt.resource_provider_id, t.name FROM provider_traits pt JOIN traits t ON t.id = pt.trait_id ORDER BY t.name';
+      ? `SELECT pa.resource_provider_id, a.uuid FROM provider_aggregates pa JOIN aggregates a ON a.id = pa.aggregate_id ${only} ORDER BY a.uuid`
+      : `SELECT pt.resource_provider_id, t.name FROM provider_traits pt JOIN traits t ON t.id = pt.trait_id ${only} ORDER BY t.name`;
   const byProvider = new Map<number, string[]>();
-  for (const [id, name] of rows<[number, string]>(db, source)) {
+  for (const [id, name] of rows<[number, string]>(db, source, ...(among ? [list(among)] : []))) {
     const names = byProvider.get(id);
     if (names) names.push(name);
     else byProvider.set(id, [name]);
@@ -93,19 +100,18 @@ function namesByProvider(db: Db, kind: 'aggregates' | 'traits'): Map<number, str
 }
 
 /**
- * What rollups are made of, kept while only usage changes: the providers matching each filter asked with
- * their inventories (after a write of usage, by any connection, the usage of the providers written is read
- * again and the rest kept; a filter on resources, whose matches depend on usage, is read again whole), and
- * the aggregates and traits of every provider. Any other change: all read again.
+ * What rollups are made of: the providers matching each filter asked with their inventories, and the
+ * aggregates and traits of every provider. After a write (by any connection), the providers it changed
+ * are read again and the rest kept: a provider's match of a filter depends on its own rows only, but for
+ * `inTree` (which follows its tree's root: read again whole after a provider moved, came or went) and
+ * filters naming traits or classes after one was created or deleted.
  */
 interface RollupBase {
   version: DataVersion;
   facts: Map<string, ProviderFacts[]>;
-  names: Map<'aggregates' | 'traits', Map<number, string[]>>;
-  /** Per filter kept, provider id -> its place in the facts (made when first needed, kept while only usage changes). */
-  positions: Map<string, Map<number, number>>;
-  /** When made from the base of `since` after a write of usage: what the usage of each provider written changed by, per class. */
-  changed: { since: DataVersion; deltas: Map<number, Map<string, number>>; positions: Map<string, Map<number, number>> } | null;
+  names: Map<NameKind, Map<number, string[]>>;
+  /** When made from the base before it: that base, and the providers read again. */
+  from: { base: RollupBase; ids: Set<number> } | null;
 }
 
 const bases = new WeakMap<Db, RollupBase>();
@@ -113,51 +119,61 @@ const bases = new WeakMap<Db, RollupBase>();
 function baseOf(db: Db): RollupBase {
   const version = dataVersion(db);
   const known = bases.get(db);
-  const changes = known && changesBetween(db, known.version, version);
-  if (changes?.none) return known!;
-  const touched = changes ? usageOnly(changes) : null;
-  const base: RollupBase = { version, facts: new Map(), names: touched ? known!.names : new Map(), positions: new Map(), changed: null };
-  if (touched) {
-    const usage = usageOf(db, [...touched]);
-    const deltas = new Map<number, Map<string, number>>();
-    for (const [key, list] of known!.facts) {
-      if ((JSON.parse(key) as ProviderFilter).resources?.length) continue;
-      let positions = known!.positions.get(key);
-      if (!positions) known!.positions.set(key, (positions = new Map(list.map((p, i) => [p.id, i]))));
-      const facts = list.slice();
-      for (const id of touched) {
-        const i = positions.get(id);
-        if (i === undefined) continue;
-        const p = facts[i];
-        const inventories = p.inventories.map((inv) => ({ ...inv, used: usage.get(p.id)?.get(inv.resourceClass) ?? 0 }));
-        facts[i] = { ...p, inventories };
-        let delta = deltas.get(p.id);
-        if (!delta) deltas.set(p.id, (delta = new Map()));
-        p.inventories.forEach((inv, k) => inventories[k].used !== inv.used && delta!.set(inv.resourceClass, inventories[k].used - inv.used));
-      }
-      base.facts.set(key, facts);
-      base.positions.set(key, positions);
-    }
-    base.changed = { since: known!.version, deltas, positions: base.positions };
-  }
+  if (known && sameVersion(known.version, version)) return known;
+  const delta = known ? providerDelta(db, known.version, version) : null;
+  const base = delta ? baseAfter(db, known!, delta, version) : { version, facts: new Map(), names: new Map(), from: null };
+  // One step back is kept (for the rollups kept as of it), no more.
+  if (known) known.from = null;
   bases.set(db, base);
   return base;
 }
 
-/** Usage of these providers: provider id -> class -> used (one statement). */
-function usageOf(db: Db, ids: number[]): Map<number, Map<string, number>> {
-  const byProvider = new Map<number, Map<string, number>>();
-  for (const [id, resourceClass, used] of rows<[number, string, number]>(
-    db,
-    `SELECT a.resource_provider_id, rc.name, SUM(a.used) FROM allocations a JOIN resource_classes rc ON rc.id = a.resource_class_id
-     WHERE a.resource_provider_id IN (SELECT value FROM json_each(?)) GROUP BY a.resource_provider_id, rc.name`,
-    list(ids),
-  )) {
-    let classes = byProvider.get(id);
-    if (!classes) byProvider.set(id, (classes = new Map()));
-    classes.set(resourceClass, used);
+function baseAfter(db: Db, known: RollupBase, delta: ProviderDelta, version: DataVersion): RollupBase {
+  const { ids } = delta;
+  const facts = new Map<string, ProviderFacts[]>();
+  for (const [key, list] of known.facts) {
+    const filter = JSON.parse(key) as ProviderFilter;
+    if ((filter.inTree != null && delta.provider.size) || (delta.names && namesIn(filter))) continue;
+    facts.set(key, ids.size ? withFacts(list, ids, providerFacts(db, filter, [...ids])) : list);
   }
-  return byProvider;
+  const names = new Map<NameKind, Map<number, string[]>>();
+  for (const [kind, byProvider] of known.names) {
+    const changed = changedBy(delta, kind, 'provider');
+    if (!changed.size) names.set(kind, byProvider);
+    else {
+      const after = new Map(byProvider);
+      for (const id of changed) after.delete(id);
+      for (const [id, list] of namesByProvider(db, kind, [...changed])) after.set(id, list);
+      names.set(kind, after);
+    }
+  }
+  return { version, facts, names, from: { base: known, ids } };
+}
+
+const namesIn = (filter: ProviderFilter) => !!(filter.required?.length || filter.forbidden?.length || filter.anyOf?.length || filter.resources?.length);
+
+/** Facts in provider order, with those of some providers as they are now (`now`: those of them matching, in order). */
+function withFacts(before: ProviderFacts[], changed: Set<number>, now: ProviderFacts[]): ProviderFacts[] {
+  const kept = before.filter((p) => !changed.has(p.id));
+  if (!now.length) return kept;
+  const after: ProviderFacts[] = new Array(kept.length + now.length);
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k < after.length; k++) after[k] = j >= now.length || (i < kept.length && kept[i].id < now[j].id) ? kept[i++] : now[j++];
+  return after;
+}
+
+/** A provider's facts in a list in provider order (binary search). */
+function factOf(facts: ProviderFacts[], id: number): ProviderFacts | undefined {
+  let lo = 0;
+  let hi = facts.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (facts[mid].id === id) return facts[mid];
+    if (facts[mid].id < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
 }
 
 function factsOf(db: Db, base: RollupBase, filter: ProviderFilter): ProviderFacts[] {
@@ -170,7 +186,7 @@ function factsOf(db: Db, base: RollupBase, filter: ProviderFilter): ProviderFact
   return facts;
 }
 
-function namesOf(db: Db, base: RollupBase, kind: 'aggregates' | 'traits'): Map<number, string[]> {
+function namesOf(db: Db, base: RollupBase, kind: NameKind): Map<number, string[]> {
   let names = base.names.get(kind);
   if (!names) base.names.set(kind, (names = namesByProvider(db, kind)));
   return names;
@@ -184,14 +200,14 @@ const ORDER: CapacityGroupBy[] = ['AGGREGATE', 'TRAIT', 'ROOT', 'PROVIDER', 'RES
  * group whose aggregate (or trait) is null. Groups come sorted by their key.
  */
 export function capacityRollup(db: Db, filter: ProviderFilter = {}, groupBy: readonly CapacityGroupBy[] = []): CapacityGroup[] {
-  // Kept until the data changes: a dashboard asks the same rollups at every refresh. After a write of usage
-  // (by any connection), the groups of the providers written are made again from the others kept.
+  // Kept until the data changes: a dashboard asks the same rollups at every refresh. After a write (by any
+  // connection), the groups the changed providers count in are made again, the others kept.
   const version = dataVersion(db);
   let kept = rollups.get(db);
-  if (!kept || !changesBetween(db, kept.version, version).none) {
+  if (!kept || !sameVersion(kept.version, version)) {
     const base = baseOf(db);
     const next = { version, byKey: new Map<string, KeptRollup>() };
-    if (kept && base.changed && sameVersion(base.changed.since, kept.version)) {
+    if (kept && base.from && sameVersion(base.from.base.version, kept.version)) {
       for (const [key, entry] of kept.byKey) {
         const patched = patchRollup(db, base, entry);
         if (patched) next.byKey.set(key, patched);
@@ -212,6 +228,8 @@ interface KeptRollup {
   filter: ProviderFilter;
   groupBy: readonly CapacityGroupBy[];
   answer: CapacityGroup[];
+  /** Each group's id, in the answer's order (sorted). */
+  ids: string[];
   /** Group id -> its place in the answer. */
   at: Map<string, number>;
 }
@@ -235,75 +253,116 @@ function membershipsOf(p: ProviderFacts, by: Set<CapacityGroupBy>, aggregates: M
   return out;
 }
 
+/** A group being summed: its providers counted, its resources by class. */
+interface GroupSums {
+  key: CapacityGroupKey;
+  providerCount: number;
+  resources: Map<string, CapacityResource>;
+}
+
+/** Adds (sign 1) or takes away (sign -1) one provider's inventories in a group. */
+function count(group: GroupSums, inventories: Inventory[], sign: 1 | -1) {
+  group.providerCount += sign;
+  for (const inv of inventories) {
+    let r = group.resources.get(inv.resourceClass);
+    if (!r) group.resources.set(inv.resourceClass, (r = { resourceClass: inv.resourceClass, total: 0, reserved: 0, capacity: 0, used: 0, free: 0, providerCount: 0 }));
+    r.total += sign * inv.total;
+    r.reserved += sign * inv.reserved;
+    r.capacity += sign * inv.capacity;
+    r.used += sign * inv.used;
+    r.free += sign * (inv.capacity - inv.used);
+    r.providerCount += sign;
+  }
+}
+
+/** A group as answered: its resources (those some inventory counts in) sorted by class. */
+const answerOf = (g: GroupSums): CapacityGroup => ({
+  key: g.key,
+  providerCount: g.providerCount,
+  resources: [...g.resources.values()].filter((r) => r.providerCount > 0).sort((a, b) => (a.resourceClass < b.resourceClass ? -1 : 1)),
+});
+
+const NO_GROUP: CapacityGroupKey = { resourceClass: null, aggregate: null, trait: null, rootUuid: null, providerUuid: null };
+
+const byId = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
+
 function rollup(db: Db, filter: ProviderFilter, groupBy: readonly CapacityGroupBy[]): KeptRollup {
   const by = new Set(groupBy);
   const base = baseOf(db);
   const providers = factsOf(db, base, filter);
   const aggregates = by.has('AGGREGATE') ? namesOf(db, base, 'aggregates') : null;
   const traits = by.has('TRAIT') ? namesOf(db, base, 'traits') : null;
-  const groups = new Map<string, { key: CapacityGroupKey; providers: Set<number>; resources: Map<string, CapacityResource> }>();
+  const groups = new Map<string, GroupSums>();
   for (const p of providers) {
     for (const { id, key, inventories } of membershipsOf(p, by, aggregates, traits)) {
       let group = groups.get(id);
-      if (!group) groups.set(id, (group = { key, providers: new Set(), resources: new Map() }));
-      group.providers.add(p.id);
-      for (const inv of inventories) {
-        let r = group.resources.get(inv.resourceClass);
-        if (!r) group.resources.set(inv.resourceClass, (r = { resourceClass: inv.resourceClass, total: 0, reserved: 0, capacity: 0, used: 0, free: 0, providerCount: 0 }));
-        r.total += inv.total;
-        r.reserved += inv.reserved;
-        r.capacity += inv.capacity;
-        r.used += inv.used;
-        r.free += inv.capacity - inv.used;
-        r.providerCount++;
-      }
+      if (!group) groups.set(id, (group = { key, providerCount: 0, resources: new Map() }));
+      count(group, inventories, 1);
     }
   }
-  const at = new Map<string, number>();
-  if (groups.size === 0 && by.size === 0) return { filter, groupBy, at, answer: [{ key: { resourceClass: null, aggregate: null, trait: null, rootUuid: null, providerUuid: null }, providerCount: 0, resources: [] }] };
-  const sorted = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  sorted.forEach(([id], i) => at.set(id, i));
-  return {
-    filter,
-    groupBy,
-    at,
-    answer: sorted.map(([, g]) => ({ key: g.key, providerCount: g.providers.size, resources: [...g.resources.values()].sort((a, b) => (a.resourceClass < b.resourceClass ? -1 : 1)) })),
-  };
+  if (groups.size === 0 && by.size === 0) return { filter, groupBy, ids: [], at: new Map(), answer: [{ key: NO_GROUP, providerCount: 0, resources: [] }] };
+  const sorted = [...groups.entries()].sort(byId);
+  return { filter, groupBy, ids: sorted.map(([id]) => id), at: new Map(sorted.map(([id], i) => [id, i])), answer: sorted.map(([, g]) => answerOf(g)) };
 }
 
 /**
- * A kept rollup after a write of usage: the groups of the providers written, with their usage now (the
- * others as they were). Null when it must be made again: a filter on resources (its matches depend on usage).
+ * A kept rollup after a write: every changed provider taken away from the groups it counted in (as it
+ * was) and added to those it counts in now; the other groups are kept. Null when it must be made again
+ * (its facts were not kept).
  */
 function patchRollup(db: Db, base: RollupBase, entry: KeptRollup): KeptRollup | null {
-  if (entry.filter.resources?.length || !base.changed) return null;
-  const facts = base.facts.get(JSON.stringify(entry.filter));
-  if (!facts) return null;
+  const { from } = base;
+  const key = JSON.stringify(entry.filter);
+  const before = from?.base.facts.get(key);
+  const after = base.facts.get(key);
+  if (!from || !before || !after) return null;
+  if (!from.ids.size) return entry;
   const by = new Set(entry.groupBy);
+  const namesBefore = (kind: NameKind) => (by.has(kind === 'aggregates' ? 'AGGREGATE' : 'TRAIT') ? (from.base.names.get(kind) ?? undefined) : null);
+  const aggregatesBefore = namesBefore('aggregates');
+  const traitsBefore = namesBefore('traits');
+  if (aggregatesBefore === undefined || traitsBefore === undefined) return null;
   const aggregates = by.has('AGGREGATE') ? namesOf(db, base, 'aggregates') : null;
   const traits = by.has('TRAIT') ? namesOf(db, base, 'traits') : null;
-  const answer = entry.answer.slice();
-  const copied = new Set<number>();
-  for (const [id, deltas] of base.changed.deltas) {
-    const p = facts[base.changed.positions.get(JSON.stringify(entry.filter))?.get(id) ?? -1];
-    if (!p || p.id !== id) continue;
-    for (const { id: groupId, inventories } of membershipsOf(p, by, aggregates, traits)) {
-      const i = entry.at.get(groupId);
-      if (i === undefined) return null;
-      for (const inv of inventories) {
-        const delta = deltas.get(inv.resourceClass);
-        if (!delta) continue;
-        if (!copied.has(i)) {
-          copied.add(i);
-          answer[i] = { ...answer[i], resources: answer[i].resources.map((r) => ({ ...r })) };
-        }
-        const r = answer[i].resources.find((x) => x.resourceClass === inv.resourceClass)!;
-        r.used += delta;
-        r.free -= delta;
-      }
+  // The groups the changed providers count in, as sums (the answer's groups are never changed in place).
+  const groups = new Map<string, GroupSums>();
+  const groupOf = (id: string, key: CapacityGroupKey) => {
+    let group = groups.get(id);
+    if (!group) {
+      const i = entry.at.get(id);
+      const answered = i === undefined ? null : entry.answer[i];
+      group = { key: answered?.key ?? key, providerCount: answered?.providerCount ?? 0, resources: new Map(answered?.resources.map((r) => [r.resourceClass, { ...r }])) };
+      groups.set(id, group);
     }
+    return group;
+  };
+  for (const id of from.ids) {
+    const was = factOf(before, id);
+    if (was) for (const m of membershipsOf(was, by, aggregatesBefore, traitsBefore)) count(groupOf(m.id, m.key), m.inventories, -1);
+    const is = factOf(after, id);
+    if (is) for (const m of membershipsOf(is, by, aggregates, traits)) count(groupOf(m.id, m.key), m.inventories, 1);
   }
-  return { ...entry, answer };
+  const answer = entry.answer.slice();
+  const added: [string, GroupSums][] = [];
+  const removed = new Set<number>();
+  for (const [id, group] of groups) {
+    const i = entry.at.get(id);
+    // A group no provider counts in any more goes (the one group without groupBy stays, empty).
+    const gone = group.providerCount === 0 && by.size > 0;
+    if (i === undefined) {
+      if (!gone) added.push([id, group]);
+    } else if (gone) removed.add(i);
+    else answer[i] = answerOf(group);
+  }
+  if (!added.length && !removed.size) return { ...entry, answer };
+  const kept: [string, CapacityGroup][] = [];
+  entry.ids.forEach((id, i) => removed.has(i) || kept.push([id, answer[i]]));
+  const sorted = added.sort(byId).map(([id, g]): [string, CapacityGroup] => [id, answerOf(g)]);
+  const merged: [string, CapacityGroup][] = new Array(kept.length + sorted.length);
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k < merged.length; k++) merged[k] = j >= sorted.length || (i < kept.length && byId(kept[i], sorted[j]) < 0) ? kept[i++] : sorted[j++];
+  return { ...entry, ids: merged.map(([id]) => id), at: new Map(merged.map(([id], k) => [id, k])), answer: merged.map(([, g]) => g) };
 }
 
 function keyPart(key: CapacityGroupKey, by: CapacityGroupBy): string | null {

@@ -5,12 +5,16 @@
 export interface Issue {
   path: string;
   message: string;
+  /** Placement's own words for this problem, where its REST API names it (the reason of its 400). */
+  placement?: string;
 }
 
 export abstract class DomainError extends Error {
   abstract readonly typename: string;
   /** Placement's error code for the same failure. */
   code = 'placement.undefined_code';
+  /** The refusal of a live Placement this one stands for (gateway mode): its status and its own text. */
+  upstream?: { status: number; text: string };
 }
 
 export class NotFound extends DomainError {
@@ -90,6 +94,8 @@ export class RequestRefused extends Error {
   constructor(
     message: string,
     readonly status = 400,
+    /** Placement's text as it wrote it (the detail of its HTTP error), where the message collapses its whitespace. */
+    readonly detail = message,
   ) {
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;

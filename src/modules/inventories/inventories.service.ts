@@ -1,7 +1,7 @@
 // Inventories: Placement's PUT /resource_providers/{uuid}/inventories.
 import type { Db } from '../../db/client.js';
 import { all, get, list, run } from '../../db/sql.js';
-import { InUse, InvalidInput, NotFound, type Issue } from '../common/errors.js';
+import { GenerationConflict, InUse, InvalidInput, NotFound, type Issue } from '../common/errors.js';
 import { bumpGeneration, requireProvider, type ProviderRow } from '../providers/providers.service.js';
 import { capacityInRange, capacityOf, MAX_INT } from '../../rules/capacity.js';
 
@@ -38,12 +38,19 @@ export function inventoryIssues(inv: InventoryFields, path: string): Issue[] {
   return capacity ? [capacity] : issues;
 }
 
-/** A capacity the API cannot answer (capacityInRange), named on the field that multiplies it. */
-export function capacityIssue(inv: InventoryFields, path: string): Issue | null {
+/**
+ * A capacity the API cannot answer (capacityInRange), named on the field that multiplies it. With the
+ * class and the provider, it carries the words Placement's REST API answers here (Placement 8.0.0
+ * itself would store it).
+ */
+export function capacityIssue(inv: InventoryFields, path: string, of?: { resourceClass: string; providerUuid: string }): Issue | null {
   if (capacityInRange(inv)) return null;
   return {
     path: `${path}.allocationRatio`,
     message: `gives a capacity floor((total - reserved) * allocation_ratio) of ${capacityOf(inv)}, above ${MAX_INT}, the largest the API can answer: lower allocation_ratio or total`,
+    ...(of && {
+      placement: `Invalid inventory for '${of.resourceClass}' on resource provider '${of.providerUuid}'. Its capacity, int((total - reserved) * allocation_ratio), is ${capacityOf(inv)}: above ${MAX_INT}, the largest this service stores.`,
+    }),
   };
 }
 
@@ -51,11 +58,11 @@ export function capacityIssue(inv: InventoryFields, path: string): Issue | null 
  * Gateway mode: Placement checks its own rules when the change reaches it, but takes capacities the
  * API cannot answer; those are refused before anything is sent.
  */
-export function refuseCapacitiesOutOfRange(records: { inventory: InventoryInput; path: string }[]) {
+export function refuseCapacitiesOutOfRange(records: { inventory: InventoryInput; path: string }[], providerUuid: string) {
   const issues: Issue[] = [];
   for (const { inventory, path } of records) {
     const fields = withDefaults(inventory);
-    const issue = placementInventoryIssues(fields, path).length === 0 ? capacityIssue(fields, path) : null;
+    const issue = placementInventoryIssues(fields, path).length === 0 ? capacityIssue(fields, path, { resourceClass: inventory.resourceClass, providerUuid }) : null;
     if (issue) issues.push({ ...issue, path: issue.path.replace(/^\./, '') });
   }
   if (issues.length) throw new InvalidInput(issues);
@@ -106,45 +113,89 @@ export function inventoriesOf(db: Db, providerIds: readonly number[]): Inventory
   );
 }
 
-export interface SetInventoriesInput {
+/**
+ * Placement's own check of an inventory it is given at a microversion (_validate_inventory_capacity):
+ * the capacity, int((total - reserved) * allocation_ratio), must be above zero, or from 1.26 at least
+ * zero. Its text, or null. Placement checks nothing else beyond its JSON schema (a ratio of 0, a
+ * min_unit above max_unit are accepted).
+ */
+export function placementCapacityProblem(fields: InventoryFields, resourceClass: string, providerUuid: string, minor: number): string | null {
+  const capacity = capacityOf(fields);
+  if (minor >= 26 ? capacity >= 0 : capacity > 0) return null;
+  return `Invalid inventory for '${resourceClass}' on resource provider '${providerUuid}'. The reserved value is greater than ${minor >= 26 ? '' : 'or equal to '}total.`;
+}
+
+/** Checked as Placement's REST API checks it at this microversion (its capacity rule: its JSON schema checked the fields); absent: this API's own checks. */
+export interface PlacementRules {
+  minor?: number | null;
+}
+
+/** The problems of an inventory record by the rules asked for. */
+function recordIssues(fields: InventoryFields, path: string, resourceClass: string, provider: ProviderRow, rules: PlacementRules): Issue[] {
+  if (rules.minor == null) return inventoryIssues(fields, path);
+  const problem = placementCapacityProblem(fields, resourceClass, provider.uuid, rules.minor);
+  if (problem) return [{ path: `${path}.reserved`, message: `the reserved value (${fields.reserved}) leaves no capacity (total ${fields.total})`, placement: problem }];
+  const capacity = capacityIssue(fields, path, { resourceClass, providerUuid: provider.uuid });
+  return capacity ? [capacity] : [];
+}
+
+export interface SetInventoriesInput extends PlacementRules {
   providerUuid: string;
   generation: number;
   inventories: InventoryInput[];
 }
 
-/** Replaces every inventory of a provider (Placement's PUT .../inventories). */
+/** Ids of resource classes by name. */
+const classIdsOf = (db: Db, names: readonly string[]) =>
+  new Map(all<{ id: number; name: string }>(db, 'SELECT id, name FROM resource_classes WHERE name IN (SELECT value FROM json_each(?))', list(names)).map((r) => [r.name, r.id]));
+
+/** A class that still has allocations cannot lose its inventory: Placement's refusal names every such class. */
+function assertNotInUse(db: Db, provider: ProviderRow, classIds: readonly number[], prefix: string) {
+  const used = all<{ name: string }>(
+    db,
+    `SELECT rc.name FROM allocations a JOIN resource_classes rc ON rc.id = a.resource_class_id
+     WHERE a.resource_provider_id = ? AND a.resource_class_id IN (SELECT value FROM json_each(?)) GROUP BY rc.id ORDER BY rc.id`,
+    provider.id,
+    list(classIds),
+  );
+  if (used.length) throw new InUse(`${prefix}Inventory for '${used.map((u) => u.name).join(', ')}' on resource provider '${provider.uuid}' in use.`, 'placement.inventory.inuse');
+}
+
+/** Replaces every inventory of a provider (Placement's PUT .../inventories): the generation first, then each record, then the classes. */
 export function setInventories(db: Db, input: SetInventoriesInput): ProviderRow {
   const provider = requireProvider(db, input.providerUuid, 'providerUuid');
+  bumpGeneration(db, provider, input.generation);
   const issues: Issue[] = [];
   const seen = new Set<string>();
-  const classIds = new Map(
-    all<{ id: number; name: string }>(db, 'SELECT id, name FROM resource_classes WHERE name IN (SELECT value FROM json_each(?))', list(input.inventories.map((i) => i.resourceClass))).map((r) => [r.name, r.id]),
+  const classIds = classIdsOf(
+    db,
+    input.inventories.map((i) => i.resourceClass),
   );
   const records = input.inventories.map((inv, n) => {
     const path = `inventories.${n}`;
-    if (!classIds.has(inv.resourceClass)) issues.push({ path: `${path}.resourceClass`, message: `unknown resource class ${inv.resourceClass}` });
+    // This API lists an unknown class among the other problems; Placement refuses it after them.
+    if (input.minor == null && !classIds.has(inv.resourceClass)) issues.push({ path: `${path}.resourceClass`, message: `unknown resource class ${inv.resourceClass}` });
     if (seen.has(inv.resourceClass)) issues.push({ path: `${path}.resourceClass`, message: `${inv.resourceClass} is listed twice` });
     seen.add(inv.resourceClass);
     const fields = withDefaults(inv);
-    issues.push(...inventoryIssues(fields, path));
+    issues.push(...recordIssues(fields, path, inv.resourceClass, provider, input));
     return { classId: classIds.get(inv.resourceClass)!, resourceClass: inv.resourceClass, fields };
   });
   if (issues.length) throw new InvalidInput(issues);
-  bumpGeneration(db, provider, input.generation);
-
-  // A class that still has allocations cannot lose its inventory.
-  const removed = all<{ id: number; name: string }>(
+  const unknown = records.find((r) => r.classId === undefined);
+  if (unknown) throw new NotFound('resource class', `resourceClass=${unknown.resourceClass}`, `No such resource class ${unknown.resourceClass}.`);
+  const removed = all<{ id: number }>(
     db,
-    `SELECT rc.id, rc.name FROM inventories i JOIN resource_classes rc ON rc.id = i.resource_class_id
-     WHERE i.resource_provider_id = ? AND i.resource_class_id NOT IN (SELECT value FROM json_each(?))`,
+    'SELECT resource_class_id AS id FROM inventories WHERE resource_provider_id = ? AND resource_class_id NOT IN (SELECT value FROM json_each(?))',
     provider.id,
     list(records.map((r) => r.classId)),
   );
-  for (const rc of removed) {
-    if (get(db, 'SELECT 1 FROM allocations WHERE resource_provider_id = ? AND resource_class_id = ? LIMIT 1', provider.id, rc.id)) {
-      throw new InUse(`update conflict: Inventory for '${rc.name}' on resource provider '${provider.uuid}' in use.`, 'placement.inventory.inuse');
-    }
-  }
+  assertNotInUse(
+    db,
+    provider,
+    removed.map((r) => r.id),
+    'update conflict: ',
+  );
   writeInventories(db, provider.id, records);
   return provider;
 }
@@ -155,9 +206,9 @@ export interface SetInventoryInput extends InventoryInput {
 }
 
 /**
- * Creates or replaces the inventory of one class, leaving the others as they are (Placement's
- * PUT .../inventories/{rc}; omitted fields take Placement's defaults). Placement's PUT refuses a
- * class the provider has no inventory of yet; here it is added, as osc-placement's --amend does.
+ * Creates or replaces the inventory of one class, leaving the others as they are (omitted fields take
+ * Placement's defaults). Placement's PUT .../inventories/{rc} refuses a class the provider has no
+ * inventory of yet (updateInventory); here it is added, as osc-placement's --amend does.
  */
 export function setInventory(db: Db, input: SetInventoryInput): ProviderRow {
   const fields = withDefaults(input);
@@ -166,9 +217,86 @@ export function setInventory(db: Db, input: SetInventoryInput): ProviderRow {
   const provider = requireProvider(db, input.providerUuid, 'providerUuid');
   // Placement's order: the generation is checked before the class is looked up.
   bumpGeneration(db, provider, input.generation);
-  const rc = get<{ id: number }>(db, 'SELECT id FROM resource_classes WHERE name = ?', input.resourceClass);
-  if (!rc) throw new NotFound('resource class', `resourceClass=${input.resourceClass}`, `No such resource class ${input.resourceClass}.`);
-  upsertInventory(db, provider.id, rc.id, fields);
+  const classId = requireClass(db, input.resourceClass);
+  upsertInventory(db, provider.id, classId, fields);
+  return provider;
+}
+
+function requireClass(db: Db, name: string): number {
+  const rc = get<{ id: number }>(db, 'SELECT id FROM resource_classes WHERE name = ?', name);
+  if (!rc) throw new NotFound('resource class', `resourceClass=${name}`, `No such resource class ${name}.`);
+  return rc.id;
+}
+
+/** A class's inventory on a provider. */
+const hasInventory = (db: Db, providerId: number, classId: number) => !!get(db, 'SELECT 1 FROM inventories WHERE resource_provider_id = ? AND resource_class_id = ?', providerId, classId);
+
+export interface AddInventoryInput extends InventoryInput, PlacementRules {
+  providerUuid: string;
+}
+
+/** Adds the inventory of a class the provider has none of (Placement's POST .../inventories, which takes no generation). */
+export function addInventory(db: Db, input: AddInventoryInput): { provider: ProviderRow; inventory: InventoryFields } {
+  const provider = requireProvider(db, input.providerUuid, 'providerUuid');
+  const fields = withDefaults(input);
+  const issues = recordIssues(fields, '', input.resourceClass, provider, input);
+  if (issues.length) throw new InvalidInput(issues.map((i) => ({ ...i, path: i.path.slice(1) })));
+  const classId = requireClass(db, input.resourceClass);
+  if (hasInventory(db, provider.id, classId)) {
+    throw new GenerationConflict('resourceClass', null, provider.generation, `Update conflict: provider ${provider.uuid} already has an inventory of ${input.resourceClass}.`);
+  }
+  upsertInventory(db, provider.id, classId, fields);
+  bumpGeneration(db, provider, provider.generation);
+  return { provider, inventory: fields };
+}
+
+export interface UpdateInventoryInput extends SetInventoryInput, PlacementRules {}
+
+/** Replaces the inventory of a class the provider has (Placement's PUT .../inventories/{rc}): the generation, the record, then the class. */
+export function updateInventory(db: Db, input: UpdateInventoryInput): { provider: ProviderRow; inventory: InventoryFields } {
+  const provider = requireProvider(db, input.providerUuid, 'providerUuid');
+  bumpGeneration(db, provider, input.generation);
+  const fields = withDefaults(input);
+  const issues = recordIssues(fields, '', input.resourceClass, provider, input);
+  if (issues.length) throw new InvalidInput(issues.map((i) => ({ ...i, path: i.path.slice(1) })));
+  const classId = requireClass(db, input.resourceClass);
+  if (!hasInventory(db, provider.id, classId)) {
+    throw new InvalidInput([{ path: 'resourceClass', message: `provider ${provider.uuid} has no inventory of ${input.resourceClass}`, placement: `No inventory of class ${input.resourceClass} found.` }]);
+  }
+  upsertInventory(db, provider.id, classId, fields);
+  return { provider, inventory: fields };
+}
+
+export interface DeleteInventoryInput {
+  providerUuid: string;
+  resourceClass: string;
+}
+
+/** Deletes the inventory of one class (Placement's DELETE .../inventories/{rc}, which takes no generation): refused while allocated. */
+export function deleteInventory(db: Db, input: DeleteInventoryInput): ProviderRow {
+  const provider = requireProvider(db, input.providerUuid, 'providerUuid');
+  const classId = requireClass(db, input.resourceClass);
+  assertNotInUse(db, provider, [classId], '');
+  if (!hasInventory(db, provider.id, classId)) {
+    throw new NotFound('inventory', `resourceClass=${input.resourceClass}`, `No inventory of class ${input.resourceClass} found for delete`);
+  }
+  run(db, 'DELETE FROM inventories WHERE resource_provider_id = ? AND resource_class_id = ?', provider.id, classId);
+  bumpGeneration(db, provider, provider.generation);
+  return provider;
+}
+
+/** Deletes every inventory of a provider (Placement's DELETE .../inventories, 1.5): refused while any is allocated. */
+export function deleteInventories(db: Db, providerUuid: string): ProviderRow {
+  const provider = requireProvider(db, providerUuid, 'providerUuid');
+  const classes = all<{ id: number }>(db, 'SELECT resource_class_id AS id FROM inventories WHERE resource_provider_id = ?', provider.id);
+  assertNotInUse(
+    db,
+    provider,
+    classes.map((c) => c.id),
+    '',
+  );
+  writeInventories(db, provider.id, []);
+  bumpGeneration(db, provider, provider.generation);
   return provider;
 }
 

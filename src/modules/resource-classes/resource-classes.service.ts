@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import { all, get, run } from '../../db/sql.js';
 import { FIRST_CUSTOM_CLASS_ID, isStandardResourceClass } from '../../catalog/index.js';
 import { customNameProblem } from '../../rules/names.js';
-import { InUse, InvalidInput, NotFound } from '../common/errors.js';
+import { DuplicateName, InUse, InvalidInput, NotFound } from '../common/errors.js';
 
 export interface ResourceClassRow {
   id: number;
@@ -43,6 +43,25 @@ export function ensureResourceClasses(db: Db, names: readonly string[]) {
 function insertClass(db: Db, name: string) {
   // Classes added after the built-in catalog get ids from 10000 on, as in Placement.
   run(db, 'INSERT INTO resource_classes (id, name, standard) SELECT MAX(?, COALESCE(MAX(id) + 1, 0)), ?, ? FROM resource_classes', FIRST_CUSTOM_CLASS_ID, name, Number(!name.startsWith('CUSTOM_')));
+}
+
+export interface RenameResourceClassInput {
+  name: string;
+  newName: string;
+}
+
+/** Renames a custom class (Placement's PUT /resource_classes/{name} from 1.2 to 1.6); standard classes keep their names. */
+export function renameResourceClass(db: Db, input: RenameResourceClassInput): ResourceClassRow {
+  const rc = resourceClassByName(db, input.name);
+  if (!rc) throw new NotFound('resource class', `name=${input.name}`, `No such resource class ${input.name}.`);
+  if (rc.standard) throw new InvalidInput([{ path: 'name', message: `Cannot update standard resource class ${input.name}.` }]);
+  const problem = customNameProblem(input.newName);
+  if (problem) throw new InvalidInput([{ path: 'newName', message: `a custom resource class name ${problem}` }]);
+  if (input.newName !== input.name && resourceClassByName(db, input.newName)) {
+    throw new DuplicateName('name', input.newName, `Resource class already exists: ${input.newName}`);
+  }
+  run(db, 'UPDATE resource_classes SET name = ? WHERE id = ?', input.newName, rc.id);
+  return resourceClassByName(db, input.newName)!;
 }
 
 export function deleteResourceClass(db: Db, name: string): ResourceClassRow {

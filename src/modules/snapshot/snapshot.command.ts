@@ -1,56 +1,35 @@
 // import FILE [--replace] and export [--out FILE]: snapshots in and out of the database.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { UsageError, type CommandOptions } from '../../command.js';
+import { writeFileSync } from 'node:fs';
+import { readJsonFile, UsageError, type CommandOptions } from '../../command.js';
 import { openDatabase } from '../../db/client.js';
-import { decodeUtf8 } from '../../rules/text.js';
-import { exportSnapshot, importSnapshot, SnapshotRejected } from './snapshot.service.js';
-
-/** The JSON value of a snapshot file, or why it cannot be read (where, never its content). */
-export function readSnapshotFile(file: string): { ok: true; value: unknown } | { ok: false; reason: string } {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = { ENOENT: 'there is no such file', EACCES: 'permission denied', EISDIR: 'it is a directory' }[code ?? ''] ?? `the system refuses it (${code ?? 'unknown error'})`;
-    return { ok: false, reason: `cannot read it: ${why}` };
-  }
-  const text = decodeUtf8(bytes);
-  if (!text.ok) return { ok: false, reason: `it is not UTF-8 text: byte ${text.offset} (line ${text.line}, column ${text.column}) is not part of a UTF-8 character` };
-  try {
-    return { ok: true, value: JSON.parse(text.text) };
-  } catch (error) {
-    const position = /at position (\d+)/.exec((error as Error).message);
-    let where = ' (it ends too early)';
-    if (position) {
-      const before = text.text.slice(0, Number(position[1]));
-      where = ` at line ${before.split('\n').length}, column ${before.length - before.lastIndexOf('\n')}`;
-    } else if (!/end of JSON input/.test((error as Error).message)) where = '';
-    return { ok: false, reason: `it is not valid JSON${where}` };
-  }
-}
+import { exportSnapshot, importSnapshot, isEmpty, SnapshotRejected } from './snapshot.service.js';
 
 export function importCommand({ dbFile, positionals, values }: CommandOptions): number {
   const file = positionals[0];
   if (!file) throw new UsageError('import needs a FILE');
   const replace = values.replace === true;
-  const read = readSnapshotFile(file);
-  if (!read.ok) {
-    console.error(`Rejected ${file}; nothing was changed: ${read.reason}.`);
-    return 2;
-  }
+  const snapshot = readJsonFile(file);
   const db = openDatabase(dbFile);
+  const loaded = !isEmpty(db);
   try {
-    const summary = importSnapshot(db, read.value, { replace });
+    const summary = importSnapshot(db, snapshot, { replace });
     console.log(`${replace ? 'Replaced the content of' : 'Imported'} ${file} into ${dbFile}: ${JSON.stringify(summary)}`);
     return 0;
   } catch (error) {
-    if (error instanceof SnapshotRejected) {
-      console.error(`Rejected ${file}; nothing was changed. ${error.problems.length} problem(s):`);
-      for (const p of error.problems) console.error(`  ${p.path}: ${p.message}`);
+    if (!(error instanceof SnapshotRejected)) throw error;
+    const { problems } = error;
+    // Without --replace an import adds to the database: a snapshot loaded twice clashes with itself on every line.
+    const clashes = loaded && !replace ? problems.filter((p) => /exists already|already exists/.test(p.message)) : [];
+    const hint = `To replace the database's content with ${file}, add --replace.`;
+    if (clashes.length > 0 && clashes.length === problems.length) {
+      const [first] = problems;
+      console.error(`placement-gql: ${dbFile} already holds what ${file} adds (${problems.length} clash(es), the first: ${first!.path}: ${first!.message}); nothing was changed. ${hint}`);
       return 2;
     }
-    throw error;
+    console.error(`Rejected ${file}; nothing was changed. ${problems.length} problem(s):`);
+    for (const p of problems) console.error(`  ${p.path}: ${p.message}`);
+    if (clashes.length > 0) console.error(`${clashes.length} of them are things ${dbFile} holds already. ${hint}`);
+    return 2;
   } finally {
     db.close();
   }
