@@ -6,11 +6,15 @@ import { HttpClient, startOurs } from './services.js';
 const ROLLUP_CLASS = '{ capacity(groupBy: [RESOURCE_CLASS]) { key { resourceClass } resources { capacity used free } } }';
 const ROLLUP_AGGREGATE = '{ capacity(groupBy: [AGGREGATE, RESOURCE_CLASS]) { key { aggregate resourceClass } resources { capacity used free } } }';
 const HEADROOM = '{ flavorHeadroom { flavor { name } headroom { fits atMost exact } } }';
+// The /dashboard page's main query (src/server/dashboard.page.js) and its history.
 const DASHBOARD = `query Dashboard {
   classes: capacity(groupBy: [RESOURCE_CLASS]) { providerCount resources { resourceClass total reserved capacity used free usedRatio } }
-  aggregates: capacity(groupBy: [AGGREGATE]) { key { aggregate } providerCount fullness resources { resourceClass capacity used free usedRatio } }
+  aggregates: capacity(groupBy: [AGGREGATE]) { key { aggregate aggregateMembers(first: 3) { name traits } } providerCount fullness resources { resourceClass capacity used free usedRatio } }
   fullest: fullestTrees(first: 10) { key { root { uuid name } } fullness resources { resourceClass capacity used usedRatio } }
   flavorHeadroom { flavor { name vcpus memoryMb rootGb } headroom { fits atMost exact } }
+}`;
+const HISTORY = `query History {
+  capacityHistory { intervalSeconds keptSeconds samples { at classes { resourceClass capacity used } flavors { flavor fits } } }
 }`;
 
 const median = (xs: number[]) => {
@@ -67,6 +71,7 @@ export async function capacityBench(dbFile: string, size: number, runs = 5): Pro
     await time(`headroom of ${FLAVORS.length} flavors`, async () => (await post(HEADROOM)).ms);
     await time('/metrics scrape', async () => (await client.get('/metrics')).ms);
     await time('the dashboard\'s whole query', async () => (await post(DASHBOARD)).ms);
+    await time('the dashboard\'s history (capacityHistory)', async () => (await post(HISTORY)).ms);
     const { data } = await post(HEADROOM);
     const exact = data.flavorHeadroom.filter((f: any) => f.headroom.exact).length;
     console.log(`\nExact for ${exact} of ${FLAVORS.length} flavors; total fits ${data.flavorHeadroom.reduce((n: number, f: any) => n + f.headroom.fits, 0)}.`);

@@ -1,5 +1,6 @@
 // Per-request context: the database, this request's DataLoaders, the caller, and the change feed.
 import type { Db } from './db/client.js';
+import type { CapacityHistory } from './modules/capacity/capacity.history.js';
 import { createLoaders, type Loaders } from './loaders.js';
 import type { Role } from './modules/common/caller.js';
 import { SILENT_FEED, type ChangeFeed } from './modules/changes/changes.feed.js';
@@ -21,11 +22,13 @@ export interface Context {
   writes: Writes;
   /** The live Placement this server mirrors (its status, a refresh on demand); null in standalone mode. */
   gateway: Gateway | null;
+  /** The capacity of the last hour, sampled by a serving process; null when none is kept. */
+  history: CapacityHistory | null;
   /** Drops cached loads after a change, so the payload reads fresh rows. */
   changed(): void;
 }
 
-export function createContext(db: Db, options: { role?: Role | null; feed?: ChangeFeed; limits?: Limits; writes?: Writes; gateway?: Gateway | null } = {}): Context {
+export function createContext(db: Db, options: { role?: Role | null; feed?: ChangeFeed; limits?: Limits; writes?: Writes; gateway?: Gateway | null; history?: CapacityHistory | null } = {}): Context {
   const feed = options.feed ?? SILENT_FEED;
   const context: Context = {
     db,
@@ -35,6 +38,7 @@ export function createContext(db: Db, options: { role?: Role | null; feed?: Chan
     writes: options.writes ?? localWrites(db, feed),
     limits: options.limits ?? DEFAULT_LIMITS,
     gateway: options.gateway ?? null,
+    history: options.history ?? null,
     changed: () => {
       context.loaders = createLoaders(db);
     },

@@ -220,7 +220,7 @@ async function main(argv: string[]): Promise<number> {
         });
         gateway.start();
       }
-      const yoga = createServer({ db, gateway, access, corsOrigins, limits: caps, metricsOpen: values['metrics-open'], processMetrics: true, graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
+      const yoga = createServer({ db, gateway, access, corsOrigins, limits: caps, metricsOpen: values['metrics-open'], processMetrics: true, history: {}, graphiqlQuery: EXAMPLE_QUERY, log: values.quiet ? null : jsonLogger });
       if (isWorker()) yoga.metrics.acrossWorkers(metricsAcrossWorkers(yoga.metrics.registry));
       const node = createNodeServer(yoga);
       const { http } = node;

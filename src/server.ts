@@ -9,6 +9,7 @@ import { createChangeFeed } from './server/events.js';
 import { DEFAULT_LIMITS, type Limits } from './modules/common/limits.js';
 import { Metrics } from './server/metrics.js';
 import { capacitySamples } from './modules/capacity/capacity.metrics.js';
+import { CapacityHistory, type HistoryOptions } from './modules/capacity/capacity.history.js';
 import { useAccessControl, useDomainErrors, useLimits, useNoInternals, useObservability, useStreamsStop, type Logger } from './server/plugins.js';
 import { CANDIDATE_ANSWER_JSON, selectsCandidates } from './modules/candidates/candidates.graphql.js';
 import { useAnswerJson } from './server/answer-json.js';
@@ -40,11 +41,15 @@ export interface ServerOptions {
   gateway?: Gateway | null;
   /** Origins of other sites whose pages may call Placement's API under /placement (scheme://host[:port]). */
   corsOrigins?: readonly string[];
+  /** Keep the capacity of the last hour in memory (capacityHistory; the dashboard's lines), sampled every interval. */
+  history?: HistoryOptions;
 }
 
 export type Server = YogaServerInstance<{}, Context> & {
   metrics: Metrics;
   limits: Limits;
+  /** The capacity history this server keeps, sampling from its creation; null without options.history. */
+  history: CapacityHistory | null;
   /** Ends every open subscription stream with a last SERVER_STOPPING result (for a graceful stop). */
   stopStreams(): void;
   /** Placement's REST API, answered under /placement before GraphQL. */
@@ -59,9 +64,11 @@ export function createServer(options: ServerOptions): Server {
   const writes = options.gateway ? gatewayWrites(options.gateway, feed) : localWrites(options.db, feed);
   const stopping = new AbortController();
   const metrics = new Metrics(() => options.db.statements.count, { processMetrics: options.processMetrics, capacity: () => capacitySamples(options.db) });
+  const history = options.history ? new CapacityHistory(() => capacitySamples(options.db), options.history) : null;
+  history?.start();
   const yoga = createYoga<{}, Context>({
     schema: getSchema(),
-    context: ({ request }) => createContext(options.db, { role: roleOf(access, request.headers.get('authorization')), feed, limits, writes, gateway: options.gateway }),
+    context: ({ request }) => createContext(options.db, { role: roleOf(access, request.headers.get('authorization')), feed, limits, writes, gateway: options.gateway, history }),
     maskedErrors: options.maskErrors ?? true,
     graphiql: true,
     renderGraphiQL: () =>
@@ -101,5 +108,5 @@ export function createServer(options: ServerOptions): Server {
       log?.({ level: status >= 500 ? 'error' : 'info', operation: `REST ${route}`, type: 'rest', status, durationMs: Math.round(seconds * 1e4) / 10 });
     },
   });
-  return Object.assign(yoga, { metrics, limits, stopStreams: () => stopping.abort(), placementApi });
+  return Object.assign(yoga, { metrics, limits, history, stopStreams: () => stopping.abort(), placementApi });
 }

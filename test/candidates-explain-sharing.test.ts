@@ -15,10 +15,9 @@ function cloud(snapshot: { providers: { uuid: string; name: string; parent: null
   const db = openDatabase(tempDbFile());
   importSnapshot(db, snapshot);
   const ask = async (query: string, provider: string | null = null) => {
-    const parsed = parsePlacementQuery(query, '1.39');
-    if (parsed.kind !== 'request') throw new Error(query);
-    const found = await searchCandidates(db, parsed.request);
-    const explained = await explainCandidates(db, parsed.request, provider);
+    const request = parsePlacementQuery(query, '1.39');
+    const found = await searchCandidates(db, request);
+    const explained = await explainCandidates(db, request, provider);
     const name = (uuid: string) => snapshot.providers.find((p) => p.uuid === uuid)!.name;
     return { found, explained, candidates: explained.trees.filter((t) => t.candidate).map((t) => name(t.rootUuid)), counts: Object.fromEntries(explained.trees.map((t) => [name(t.rootUuid), t.allocationRequests])) };
   };

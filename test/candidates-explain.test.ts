@@ -5,7 +5,7 @@ import { demoCloud, harness } from './helpers.js';
 
 /** An operator's natural first query: every tree, with groups, providers, checks and problems. */
 const DETAILED = (page = '') => `query($request: CandidatesRequest!) {
-  explainCandidates(request: $request${page}) {
+  explainCandidates(request: $request${page}) { ... on CandidatesExplanation {
     totalCount candidateTrees
     reasons { kind group trees example }
     pageInfo { hasNextPage endCursor }
@@ -22,7 +22,7 @@ const DETAILED = (page = '') => `query($request: CandidatesRequest!) {
         }
       }
     }
-  }
+  } }
 }`;
 
 const VM = { groups: [{ resources: [{ resourceClass: 'VCPU', amount: 500 }, { resourceClass: 'MEMORY_MB', amount: 2048 }] }] };
@@ -47,12 +47,12 @@ describe('the cost of explaining', () => {
 });
 
 const SUMMARY = `query($request: CandidatesRequest!) {
-  explainCandidates(request: $request, candidate: false, first: 3) {
+  explainCandidates(request: $request, candidate: false, first: 3) { ... on CandidatesExplanation {
     totalCount explainedTrees candidateTrees summary
     closest { root { name } problems { kind message } }
     reasons { kind group resourceClass traits aggregates description trees roots(first: 3) { name } example }
     nodes { root { name } candidate }
-  }
+  } }
 }`;
 
 describe('what an operator reads when nothing fits (demo cloud)', () => {
@@ -80,7 +80,7 @@ describe('what an operator reads when nothing fits (demo cloud)', () => {
     ]);
     const outside = e.reasons.find((r: any) => r.kind === 'NOT_IN_AGGREGATE');
     expect(outside).toMatchObject({ trees: 10, aggregates: [AGG_GPU], description: `not in aggregate ${AGG_GPU}` });
-    const numa = await h.gql(`query($request: CandidatesRequest!, $provider: UUID) { explainCandidates(request: $request, provider: $provider) { nodes { problems { kind message } } } }`, {
+    const numa = await h.gql(`query($request: CandidatesRequest!, $provider: UUID) { explainCandidates(request: $request, provider: $provider) { ... on CandidatesExplanation { nodes { problems { kind message } } } } }`, {
       request: vm(30, { memberOf: [[AGG_GPU]] }),
       provider: 'fb291677-1a37-5b59-8a1b-8c257bb4e41e',
     });
@@ -119,7 +119,7 @@ describe('what an operator reads when nothing fits (demo cloud)', () => {
     expect(e).toMatchObject({ explainedTrees: 20, candidateTrees: 2, totalCount: 18, closest: [] });
     expect(e.nodes.every((n: any) => !n.candidate)).toBe(true);
     expect(e.summary).toMatch(/^2 of 20 trees are candidates: compute-01 and compute-02\. The other 18 are not: 18 trees, the root lacks CUSTOM_LICENSED_WINDOWS, required by root_required/);
-    const only = await h.gql(`query($request: CandidatesRequest!) { explainCandidates(request: $request, candidate: true) { totalCount nodes { root { name } allocationRequests } } }`, { request });
+    const only = await h.gql(`query($request: CandidatesRequest!) { explainCandidates(request: $request, candidate: true) { ... on CandidatesExplanation { totalCount nodes { root { name } allocationRequests } } } }`, { request });
     expect(only.data.explainCandidates).toEqual({ totalCount: 2, nodes: [{ root: { name: 'compute-01' }, allocationRequests: 1 }, { root: { name: 'compute-02' }, allocationRequests: 1 }] });
   });
 });

@@ -86,12 +86,11 @@ describe('the structured request', () => {
     const h = harness(scenario);
     expect(sample.length).toBeGreaterThan(15);
     for (const result of sample) {
-      const parsed = parsePlacementQuery(result.query, '1.39');
-      if (parsed.kind !== 'request') throw new Error(parsed.message);
-      const structured = (await h.gql(STRUCTURED, { request: parsed.request })).data.candidates;
+      const request = parsePlacementQuery(result.query, '1.39');
+      const structured = (await h.gql(STRUCTURED, { request })).data.candidates;
       const fromQuery = await placement(h, result.query);
       expect(structured.__typename).toBe('Candidates');
-      const limited = parsed.request.limit != null;
+      const limited = request.limit != null;
       expect(normalize(structured, 39).count, result.id).toBe(normalize(fromQuery, 39).count);
       if (!limited) expect(normalize(structured, 39), result.id).toEqual(normalize(fromQuery, 39));
     }
@@ -270,7 +269,6 @@ describe('searchCandidates (the service)', () => {
     const db = openDatabase(tempDbFile());
     importSnapshot(db, numaCloud());
     const found = await searchCandidates(db, { groups: [{ resources: [{ resourceClass: 'VCPU', amount: 2 }, { resourceClass: 'MEMORY_MB', amount: 3000 }] }] });
-    if (found.kind !== 'candidates') throw new Error(found.message);
     expect(found.count).toBe(1);
     const [request] = found.allocationRequests;
     expect(request.allocations.map((a) => [a.provider.uuid, a.resources])).toEqual([
@@ -307,7 +305,7 @@ describe('explainCandidates', () => {
   };
   // Literal page sizes: the server's cost limit counts a variable `first` as the largest page.
   const EXPLAIN = (page = 'first: 3') => `query($request: CandidatesRequest!, $provider: UUID, $after: String) {
-    explainCandidates(request: $request, provider: $provider, ${page}, after: $after) {
+    explainCandidates(request: $request, provider: $provider, ${page}, after: $after) { ... on CandidatesExplanation {
       totalCount candidateTrees reasons { kind group trees example }
       pageInfo { hasNextPage endCursor }
       nodes {
@@ -315,7 +313,7 @@ describe('explainCandidates', () => {
         problems { kind message group provider { name } resourceClass amount capacity used traits aggregates }
         groups { suffix satisfied choices problems { kind } providers { provider { name } usable resources { resourceClass amount capacity used fits } } }
       }
-    }
+    } }
   }`;
   const vm = (amount: number) => ({
     groups: [{ resources: [{ resourceClass: 'VCPU', amount }, { resourceClass: 'MEMORY_MB', amount: 1024 }], required: ['HW_CPU_X86_AVX2'], memberOf: [[AGG_A]] }],
@@ -377,10 +375,15 @@ describe('explainCandidates', () => {
     expect(e.nodes[0].problems.map((p: any) => p.kind)).toEqual(['ISOLATE']);
   });
 
-  it("refuses a bad request with Placement's message", async () => {
+  it("answers a request Placement refuses as RequestError, as candidates does, and an unknown provider as its 404", async () => {
     const h = harness(cloud);
-    const answer = await h.gql(EXPLAIN(), { request: { groups: [{ resources: [{ resourceClass: 'VCPU', amount: 1 }], required: ['CUSTOM_NOPE'] }] } }, { allowErrors: true });
-    expect(answer.errors?.[0]).toMatchObject({ message: 'No such trait(s): CUSTOM_NOPE.', extensions: { status: 400 } });
+    const REFUSED = `query($request: CandidatesRequest!, $provider: UUID) {
+      explainCandidates(request: $request, provider: $provider) { __typename ... on RequestError { status message } } }`;
+    const bad = { groups: [{ resources: [{ resourceClass: 'VCPU', amount: 1 }], required: ['CUSTOM_NOPE'] }] };
+    expect((await h.gql(REFUSED, { request: bad })).data.explainCandidates).toEqual({ __typename: 'RequestError', status: 400, message: 'No such trait(s): CUSTOM_NOPE.' });
+    expect((await h.gql(STRUCTURED, { request: bad })).data.candidates).toMatchObject({ __typename: 'RequestError', status: 400, message: 'No such trait(s): CUSTOM_NOPE.' });
+    const unknown = (await h.gql(REFUSED, { request: vm(1), provider: uuid('c0000000', 99) })).data.explainCandidates;
+    expect(unknown).toMatchObject({ __typename: 'RequestError', status: 404 });
   });
 });
 
@@ -398,7 +401,6 @@ describe('wide trees with many suffixed groups', () => {
     const db = openDatabase(tempDbFile());
     importSnapshot(db, cloud);
     const limited = await searchPlacementQuery(db, `${query}&limit=3`);
-    if (limited.kind !== 'candidates') throw new Error(limited.message);
     expect(limited).toMatchObject({ count: 3, truncated: false });
     for (const request of limited.allocationRequests) {
       const vfs = request.mappings.filter((m) => m.suffix !== '').map((m) => m.providers[0].uuid);

@@ -79,7 +79,7 @@ for (const [name, load] of [
 }
 
 describe('capacity metrics', () => {
-  it('exports capacity per class and aggregate and headroom per stored flavor, as the API answers them', async () => {
+  it('exports capacity per class and aggregate, and headroom and stranded capacity per stored flavor, as the API answers them', async () => {
     const snapshot = demoCloud();
     const { gql, yoga } = harness(snapshot);
     const created = await gql(`mutation { createFlavor(input: { name: "m1.medium", vcpus: 2, memoryMb: 4096, rootGb: 20 }) { __typename } }`);
@@ -99,13 +99,46 @@ describe('capacity metrics', () => {
     }
     const perAggregate = expected(snapshot, (rp) => snapshot.aggregates?.[rp] ?? []);
     for (const [agg, classes] of perAggregate) for (const [rc, f] of classes) expect(samples.get(`placement_gql_aggregate_capacity_used{aggregate="${agg}",resource_class="${rc}"}`)).toBe(f.used);
-    const { data } = await gql(`{ flavor(name: "m1.medium") { headroom { fits atMost exact } } }`);
+    const { data } = await gql(`{ flavor(name: "m1.medium") { headroom { fits atMost exact stranded { resourceClass reasons { reason amount } } } } }`);
     expect(data.flavor.headroom.fits).toBeGreaterThan(0);
     expect(samples.get('placement_gql_flavor_headroom{flavor="m1.medium"}')).toBe(data.flavor.headroom.fits);
     expect(samples.get('placement_gql_flavor_headroom_at_most{flavor="m1.medium"}')).toBe(data.flavor.headroom.atMost);
+    // Stranded capacity per class and reason, as the API answers it, and nothing else for the flavor.
+    const stranded = new Map<string, number>();
+    for (const c of data.flavor.headroom.stranded) for (const r of c.reasons) stranded.set(`placement_gql_flavor_stranded{flavor="m1.medium",resource_class="${c.resourceClass}",reason="${r.reason}"}`, r.amount);
+    expect(stranded.size).toBeGreaterThan(0);
+    expect(new Map([...samples].filter(([k]) => k.startsWith('placement_gql_flavor_stranded{flavor="m1.medium"')))).toEqual(stranded);
     // A change is seen at the next scrape.
     await gql(`mutation { deleteFlavor(input: { name: "m1.medium" }) { __typename } }`);
     samples = await scrape();
     expect(samples.has('placement_gql_flavor_headroom{flavor="m1.medium"}')).toBe(false);
+  });
+});
+
+describe('aggregate members', () => {
+  it('names some providers of each aggregate, sharing providers first, then by name, in a fixed number of statements', async () => {
+    const snapshot = demoCloud();
+    const { gql, countStatements } = harness(snapshot);
+    const name = new Map<string, string>(snapshot.providers.map((p: any) => [p.uuid, p.name]));
+    const sharing = (uuid: string) => (snapshot.traits?.[uuid] ?? []).includes('MISC_SHARES_VIA_AGGREGATE');
+    const members = new Map<string, string[]>();
+    for (const [rp, aggs] of Object.entries<string[]>(snapshot.aggregates)) for (const a of aggs) members.set(a, [...(members.get(a) ?? []), rp]);
+    const expected = (agg: string, first: number) =>
+      members.get(agg)!
+        .sort((a, b) => Number(sharing(b)) - Number(sharing(a)) || (name.get(a)! < name.get(b)! ? -1 : 1))
+        .slice(0, first)
+        .map((uuid) => ({ uuid, name: name.get(uuid) }));
+    expect([...members.keys()].some((a) => members.get(a)!.some(sharing))).toBe(true);
+    for (const first of [1, 3, 20]) {
+      const { data } = await gql(`{ capacity(groupBy: [AGGREGATE]) { key { aggregate aggregateMembers(first: ${first}) { uuid name } } } }`);
+      const got = new Map(data.capacity.filter((g: any) => g.key.aggregate).map((g: any) => [g.key.aggregate, g.key.aggregateMembers]));
+      expect(got).toEqual(new Map([...members.keys()].map((a) => [a, expected(a, first)])));
+      // Not keyed by aggregate: none.
+      expect(data.capacity.find((g: any) => !g.key.aggregate).key.aggregateMembers).toEqual([]);
+    }
+    // One statement for the members of every aggregate (and one for the rollup).
+    expect(await countStatements('{ capacity(groupBy: [AGGREGATE]) { key { aggregateMembers { name } } } }')).toBe((await countStatements('{ capacity(groupBy: [AGGREGATE]) { key { aggregate } } }')) + 1);
+    const refused = await gql('{ capacity(groupBy: [AGGREGATE]) { key { aggregateMembers(first: 21) { name } } } }', undefined, { allowErrors: true });
+    expect(refused.errors![0].message).toBe('first must be between 0 and 20 (got 21).');
   });
 });

@@ -67,9 +67,9 @@ describe('the capacity dashboard in a real browser', () => {
         if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) problems.push(`outside request: ${url}`);
       });
       await page.goto(`${origin}/dashboard`);
-      await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toContain('bearer token');
+      await page.locator('#login').waitFor({ state: 'visible', timeout: 30_000 });
       await page.fill('#token', TOKEN);
-      await page.click('#auth button');
+      await page.click('#login-form button');
       await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toContain('Up to date');
 
       // Per class: the numbers the API gives.

@@ -92,7 +92,7 @@ async function gatewayOver(c: Awaited<ReturnType<typeof cloud>>) {
     const response = await yoga.fetch('http://test/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
     return (await response.json()) as any;
   };
-  return { db, gateway, gql };
+  return { db, gateway, gql, yoga };
 }
 
 const FLAVORS = '{ flavors(first: 100) { nodes { name novaId vcpus memoryMb rootGb ephemeralGb swapMb isPublic extraSpecs { key value } } } }';
@@ -188,9 +188,9 @@ describe('gateway mode over Nova, Glance and Ironic', () => {
     expect(data.audit.notes).toEqual([]);
   });
 
-  it('follows what was deleted upstream, reads Glance incrementally between full listings, and keeps a service whose read fails', async () => {
+  it('follows what was deleted upstream, reads Glance incrementally between full listings, and keeps a service whose read fails, which /metrics shows', async () => {
     const c = await cloud();
-    const { gateway, gql } = await gatewayOver(c);
+    const { gateway, gql, yoga } = await gatewayOver(c);
     await gateway.refresh();
     c.nova.flavors = c.nova.flavors.filter((f) => f.name !== 'private');
     c.glance.images = c.glance.images.filter((i) => i.name !== 'cirros');
@@ -218,6 +218,14 @@ describe('gateway mode over Nova, Glance and Ironic', () => {
     expect(await names()).toContain('new');
     const { data } = await gql('{ upstream { services { service lastError } } }');
     expect(data.upstream.services[1].lastError).toMatch(/Glance at .* is unreachable/);
+    // /metrics says which service's read fails, and how old each one's mirror is.
+    const metrics = await (await yoga.fetch('http://test/metrics')).text();
+    expect(metrics).toContain('placement_gql_upstream_service_failing{service="image"} 1\n');
+    expect(metrics).toContain('placement_gql_upstream_service_failing{service="compute"} 0\n');
+    expect(metrics).toContain('placement_gql_upstream_service_failing{service="baremetal"} 0\n');
+    const lag = (service: string) => Number(metrics.match(new RegExp(`^placement_gql_upstream_service_lag_seconds\\{service="${service}"\\} (\\S+)$`, 'm'))?.[1]);
+    expect(lag('compute')).toBeLessThan(lag('image'));
+    expect(lag('compute')).toBeGreaterThanOrEqual(0);
   });
 
   it('refuses the mutations of mirrored services, naming them; without the servers, audit says so', async () => {

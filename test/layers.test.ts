@@ -10,11 +10,19 @@ import { cycles, readImportGraph } from './import-graph.js';
 /** The layers above the domain, by file name; every other file of src/ is domain code. */
 const LAYERS: Record<string, RegExp[]> = {
   rest: [/^src\/rest\//],
-  graphql: [/^src\/(builder|schema|context|loaders)\.ts$/, /\.graphql\.ts$/, /\.loaders\.ts$/, /^src\/modules\/index\.ts$/, /^src\/modules\/common\/(connection|mutation|query-error)\.ts$/],
+  graphql: [/^src\/(builder|schema|context|loaders)\.ts$/, /\.graphql\.ts$/, /\.loaders\.ts$/, /^src\/modules\/index\.ts$/, /^src\/modules\/common\/(connection|mutation)\.ts$/],
   server: [/^src\/server\.ts$/, /^src\/server\//],
   cli: [/^src\/(main|commands|command)\.ts$/, /\.command\.ts$/, /^src\/cli\//],
 };
 const layerOf = (file: string) => Object.keys(LAYERS).find((layer) => LAYERS[layer].some((pattern) => pattern.test(file))) ?? 'domain';
+/** What each layer may import: the command line and the server everything below them; GraphQL and Placement's REST API, side by side, only the domain. */
+const MAY_IMPORT: Record<string, string[]> = {
+  cli: ['cli', 'server', 'graphql', 'rest', 'domain'],
+  server: ['server', 'graphql', 'rest', 'domain'],
+  graphql: ['graphql', 'domain'],
+  rest: ['rest', 'domain'],
+  domain: ['domain'],
+};
 /** Packages of the GraphQL and server layers. */
 const GRAPHQL_PACKAGES = /^(graphql|graphql-yoga|graphql-jit|@pothos\/.*|@envelop\/.*|@graphql-yoga\/.*|@escape\.tech\/graphql-armor.*)$/;
 
@@ -33,13 +41,28 @@ describe('import rules', () => {
     expect(cycles(graph.files)).toEqual([]);
   });
 
-  it("keeps Placement's REST API beside GraphQL: it calls the domain, never GraphQL, the server or the command line", () => {
+  it('has every import go inwards: the command line and the server over GraphQL and the REST API, those over the domain', () => {
     expect(layerOf('src/rest/api.ts')).toBe('rest');
     const breaches: string[] = [];
     for (const [file, targets] of graph.files) {
-      if (layerOf(file) !== 'rest') continue;
-      for (const target of targets) if (!['rest', 'domain'].includes(layerOf(target))) breaches.push(`${file} imports ${target} (${layerOf(target)} layer)`);
-      for (const name of graph.packages.get(file) ?? []) if (GRAPHQL_PACKAGES.test(name)) breaches.push(`${file} imports ${name}`);
+      const from = layerOf(file);
+      for (const target of targets) if (!MAY_IMPORT[from].includes(layerOf(target))) breaches.push(`${file} (${from}) imports ${target} (${layerOf(target)})`);
+      if (from === 'rest') for (const name of graph.packages.get(file) ?? []) if (GRAPHQL_PACKAGES.test(name)) breaches.push(`${file} imports ${name}`);
+    }
+    expect(breaches).toEqual([]);
+  });
+
+  it('keeps the rules free of the rest of the project: they import nothing of src/', () => {
+    const breaches = [...graph.files].filter(([file]) => file.startsWith('src/rules/')).flatMap(([file, targets]) => targets.filter((t) => !t.startsWith('src/rules/')).map((t) => `${file} imports ${t}`));
+    expect(breaches).toEqual([]);
+  });
+
+  it('reaches the candidate engine through its face (src/modules/candidates/index.ts) from outside it', () => {
+    const inside = (file: string) => file.startsWith('src/modules/candidates/');
+    const breaches: string[] = [];
+    for (const [file, targets] of graph.files) {
+      if (inside(file)) continue;
+      for (const target of targets) if (inside(target) && layerOf(target) === 'domain' && target !== 'src/modules/candidates/index.ts') breaches.push(`${file} imports ${target}`);
     }
     expect(breaches).toEqual([]);
   });

@@ -42,8 +42,8 @@ describe('names', () => {
     expect(customNameProblem('CUSTOM_A1_')).toBeNull();
     expect(customNameProblem('CUSTOM_a')).toBe('must match ^CUSTOM_[A-Z0-9_]+$');
     expect(customNameProblem('CUSTOM_' + 'A'.repeat(249))).toBe('must be at most 255 characters');
-    expect(traitProblem('HW_CPU_X86_AVX2')).toBeNull();
-    expect(traitProblem('FOO')).toContain('must start with CUSTOM_');
+    expect(traitProblem('HW_CPU_X86_AVX2', true)).toBeNull();
+    expect(traitProblem('FOO', false)).toContain('must start with CUSTOM_');
   });
 
   it('consumer types and uuids', () => {

@@ -133,6 +133,32 @@ describe('the mirror', () => {
     expect(metrics).toMatch(/placement_gql_upstream_sync_seconds \d/);
   });
 
+  it("exports the mirror's refreshes by result, the time of the last success and the interval on /metrics", async () => {
+    const { fake, gateway, yoga } = await setup();
+    const sample = async (name: string) => {
+      const text = await (await yoga.fetch('http://test/metrics')).text();
+      const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+      return line === undefined ? undefined : Number(line.slice(name.length + 1));
+    };
+    expect(await sample('placement_gql_upstream_last_success_timestamp_seconds')).toBeNaN();
+    expect(await sample('placement_gql_upstream_stale')).toBe(1);
+    const before = Date.now() / 1000;
+    await gateway.refresh();
+    const after = Date.now() / 1000;
+    const at = (await sample('placement_gql_upstream_last_success_timestamp_seconds'))!;
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(at).toBeLessThanOrEqual(after);
+    expect(await sample('placement_gql_upstream_interval_seconds')).toBe(15);
+    expect(await sample('placement_gql_upstream_stale')).toBe(0);
+    expect(await sample('placement_gql_upstream_refreshes_total{result="success"}')).toBe(1);
+    expect(await sample('placement_gql_upstream_refreshes_total{result="failure"}')).toBe(0);
+    fake.dieAfter = 0;
+    await expect(gateway.refresh()).rejects.toThrow(/unreachable/);
+    expect(await sample('placement_gql_upstream_refreshes_total{result="failure"}')).toBe(1);
+    // A failed refresh leaves the time of the last success as it was.
+    expect(await sample('placement_gql_upstream_last_success_timestamp_seconds')).toBe(at);
+  });
+
   it('asks for a new token after a 401, once', async () => {
     let renewals = 0;
     const { fake, gateway } = await setup({

@@ -362,8 +362,13 @@ async function explainCandidates(
   type Tree = { root: { uuid: string; name: string }; candidate: boolean; allocationRequests: number; problems: { message: string }[] };
   const query = `query($request: CandidatesRequest!, $provider: UUID, $first: Int, $after: String) {
     explainCandidates(request: $request, provider: $provider, first: $first, after: $after) {
-      nodes { root { uuid name } candidate allocationRequests problems { message } } pageInfo { hasNextPage endCursor } } }`;
-  const trees = await allPages<Tree>(target, query, { request, provider: flags.provider ?? null }, (d) => d.explainCandidates);
+      __typename
+      ... on CandidatesExplanation { nodes { root { uuid name } candidate allocationRequests problems { message } } pageInfo { hasNextPage endCursor } }
+      ... on RequestError { status message } } }`;
+  const trees = await allPages<Tree>(target, query, { request, provider: flags.provider ?? null }, ({ explainCandidates: answer }) => {
+    if (answer.__typename === 'RequestError') throw new CommandFailed(`${answer.message} (HTTP ${answer.status})`);
+    return answer;
+  });
   const rows: Cell[][] = trees.map((t) => [t.root.name, t.root.uuid, t.candidate, t.allocationRequests, t.problems.map((p) => p.message).join('; ')]);
   return formatList(['root', 'root_uuid', 'candidate', 'allocation_requests', 'why_not'], rows, out);
 }

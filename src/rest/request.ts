@@ -3,7 +3,8 @@
 // type, Accept, microversion bounds, JSON body, query string), each raising Placement's error.
 import type { Db } from '../db/client.js';
 import type { Role } from '../modules/common/caller.js';
-import { parseQueryPairs, RequestRejected } from '../modules/common/query-string.js';
+import { parseQueryPairs } from '../modules/common/query-string.js';
+import { RequestRefused } from '../modules/common/errors.js';
 import { providerByUuid, type ProviderRow } from '../modules/providers/providers.service.js';
 import { PyJsonError, pyJsonLoads } from '../rules/python-json.js';
 import type { PyDict, PyValue } from '../rules/python.js';
@@ -146,7 +147,7 @@ export class RestRequest {
   }
 }
 
-/** A query-string refusal of the domain (RequestRejected) as Placement's 400, with its text as written. */
+/** A refusal of the domain (RequestRefused) as Placement's error answer, with its text as written. */
 export function placementRefusal(error: unknown): unknown {
-  return error instanceof RequestRejected ? new PlacementError(error.status, error.detail) : error;
+  return error instanceof RequestRefused ? new PlacementError(error.status, error.detail) : error;
 }

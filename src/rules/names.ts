@@ -1,8 +1,6 @@
 // The rules for names and identifiers: custom traits and resource classes (os-traits,
 // os-resource-classes, Placement's schemas), node traits (Ironic), consumer types, the names of
 // flavors and images, and uuids. Each rule once; callers word their own context around it.
-import { isStandardTrait } from '../catalog/index.js';
-
 /** A custom trait or resource class: Placement's schema pattern and length. */
 export const CUSTOM_NAME_PATTERN = /^CUSTOM_[A-Z0-9_]+$/;
 export const MAX_CUSTOM_NAME_LENGTH = 255;
@@ -14,9 +12,12 @@ export function customNameProblem(name: string): string | null {
   return null;
 }
 
-/** Why a name is not a valid trait to set, or null: standard (os-traits) or a valid custom name, in words that name the trait. */
-export function traitProblem(name: string): string | null {
-  if (isStandardTrait(name)) return null;
+/**
+ * Why a name is not a valid trait to set, or null: standard (os-traits: `standard` says whether the
+ * catalog has it) or a valid custom name, in words that name the trait.
+ */
+export function traitProblem(name: string, standard: boolean): string | null {
+  if (standard) return null;
   if (!name.startsWith('CUSTOM_')) return `${name} is not a standard trait (os-traits), and a custom trait must start with CUSTOM_`;
   if (name.length > MAX_CUSTOM_NAME_LENGTH) return `${name} is ${name.length} characters long, and a trait may have at most ${MAX_CUSTOM_NAME_LENGTH}`;
   if (!CUSTOM_NAME_PATTERN.test(name)) return `${name} is not a valid custom trait: it must match ^CUSTOM_[A-Z0-9_]+$ (only A-Z, 0-9 and _)`;

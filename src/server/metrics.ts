@@ -76,6 +76,9 @@ export class Metrics {
     gauge('placement_gql_flavor_headroom_at_most', 'A proven upper bound of placement_gql_flavor_headroom.', ['flavor'], (g, s) => {
       for (const f of s.flavors) g.set({ flavor: f.flavor }, f.atMost);
     });
+    gauge('placement_gql_flavor_stranded', 'Free capacity of each class a stored flavor asks that no further server of it can use once its headroom is placed, by reason.', ['flavor', 'resource_class', 'reason'], (g, s) => {
+      for (const f of s.flavors) for (const part of f.stranded()) g.set({ flavor: f.flavor, resource_class: part.resourceClass, reason: part.reason }, part.amount);
+    });
     gauge('placement_gql_flavor_headroom_exact', '1 when placement_gql_flavor_headroom is proven exact, else 0.', ['flavor'], (g, s) => {
       for (const f of s.flavors) g.set({ flavor: f.flavor }, f.exact ? 1 : 0);
     });

@@ -9,7 +9,7 @@ import type { Metrics } from './metrics.js';
 import { limitsRules } from './limits.js';
 import type { Limits } from '../modules/common/limits.js';
 import { RequestRefused } from '../modules/common/errors.js';
-import { reportedError } from '../modules/common/query-error.js';
+import { reportedError } from '../modules/common/refusal.graphql.js';
 import { CANDIDATE_FIELDS } from '../modules/candidates/candidates.graphql.js';
 
 

@@ -71,6 +71,8 @@ export class Gateway {
   private lastSuccess: number | null = null;
   private lastSeconds: number | null = null;
   private lastError: string | null = null;
+  /** Refreshes ended since the start, by how they ended (for /metrics). */
+  readonly refreshes = { success: 0, failure: 0 };
   private running: Promise<MirrorChanges> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private stopLoop = () => {};
@@ -283,6 +285,19 @@ export class Gateway {
     return this.lastSuccess === null ? null : (now - this.lastSuccess) / 1000;
   }
 
+  /** When the last refresh succeeded (milliseconds since the epoch); null before the first. */
+  lastSuccessAt(): number | null {
+    return this.lastSuccess;
+  }
+
+  /** Each service mirrored beside Placement, once read at least once: when its read last succeeded, and whether the last one failed. */
+  serviceReads(): { service: MirroredService; lastSuccess: number | null; failing: boolean }[] {
+    return MIRRORED_SERVICES.filter((service) => this.serviceClients.get(service) && this.serviceState.has(service)).map((service) => {
+      const state = this.serviceState.get(service)!;
+      return { service, lastSuccess: state.lastSuccess, failing: state.lastError !== null };
+    });
+  }
+
   /** Sends one write to Placement (at an older microversion when given); its errors come back as UpstreamError. */
   async write<T = any>(method: string, path: string, body?: unknown, microversion?: string): Promise<T> {
     await this.ensureNegotiated();
@@ -358,10 +373,12 @@ export class Gateway {
       this.lastSuccess = Date.now();
       this.lastSeconds = (this.lastSuccess - started) / 1000;
       this.lastError = null;
+      this.refreshes.success++;
       this.options.onSync?.({ seconds: this.lastSeconds, changes });
       return changes;
     } catch (error) {
       this.lastError = (error as Error).message;
+      this.refreshes.failure++;
       this.options.onSync?.({ seconds: (Date.now() - started) / 1000, error: error as Error });
       throw error;
     }

@@ -14,7 +14,7 @@ import { bootCandidates } from '../flavors/boot-candidates.js';
 import { propertiesOfImages, propertyWarnings, type ImageRow } from '../images/images.service.js';
 import { misspelledProperty } from '../images/nova-image-meta.js';
 import { nodeTraitDrift } from '../nodes/nodes.service.js';
-import { DEFAULT_MAX_CANDIDATES } from '../candidates/candidates.service.js';
+import { DEFAULT_MAX_CANDIDATES } from '../candidates/index.js';
 
 export type AuditKind = 'FLAVOR_EXTRA_SPEC' | 'IMAGE_PROPERTY' | 'UNSCHEDULABLE' | 'NODE_TRAIT_DRIFT' | 'ORPHANED_ALLOCATION';
 

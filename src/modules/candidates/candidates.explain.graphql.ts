@@ -7,6 +7,7 @@ import { listSize } from '../common/cost.js';
 import type { CandidatesRequestInput } from './candidates.types.js';
 import { CandidatesRequestInputRef } from './candidates.inputs.graphql.js';
 import { explainCandidates } from './candidates.service.js';
+import { RequestErrorRef, isRefusal, orRefusal } from '../common/refusal.graphql.js';
 import type * as E from './candidates.explain.types.js';
 
 const ProblemKindEnum = builder.enumType('CandidateProblemKind', {
@@ -130,57 +131,73 @@ const ReasonCountRef = builder.objectRef<E.ReasonCount>('CandidateReasonCount').
   }),
 });
 
+/** A page of tree explanations with the totals over every tree explained. */
+type ExplanationPage = Awaited<ReturnType<typeof offsetConnection<E.TreeExplanation>>> & Pick<E.CandidatesExplanation, 'candidateTrees' | 'reasons' | 'closest' | 'summary'> & { explainedTrees: number };
+
+const CandidatesExplanationRef = builder.connectionObject(
+  {
+    type: TreeExplanationRef,
+    name: 'CandidatesExplanation',
+    description: 'A page of tree explanations, with totals over every tree explained.',
+    fields: (c) => ({
+      totalCount: c.int({ description: 'How many trees are listed (all those explained, or those `candidate` selects).', resolve: (p) => (p as ExplanationPage).totalCount }),
+      explainedTrees: c.int({ description: 'How many trees were explained (every tree, or the tree of `provider`).', resolve: (p) => (p as ExplanationPage).explainedTrees }),
+      candidateTrees: c.int({ description: 'How many of the trees explained are candidates.', resolve: (p) => (p as ExplanationPage).candidateTrees }),
+      summary: c.string({
+        description: 'In a few sentences: which trees are candidates, or, when none is, why (each reason with how many trees and which), and the closest trees.',
+        resolve: (p) => (p as ExplanationPage).summary,
+      }),
+      closest: c.field({
+        type: [TreeExplanationRef],
+        extensions: listSize(3),
+        description:
+          'When no tree is a candidate: up to 3 trees with the fewest reasons against them, nearest first (traits, aggregates and the root weigh more than amounts and combinations; ' +
+          'ties go to the smallest shortfall). Trees missing a class entirely or outside in_tree are never listed; empty when some tree is a candidate.',
+        resolve: (p) => (p as ExplanationPage).closest,
+      }),
+      reasons: c.field({
+        type: [ReasonCountRef],
+        extensions: listSize(8),
+        description: 'Why the other trees are not candidates: each reason with the number of trees it applies to, most frequent first.',
+        resolve: (p) => (p as ExplanationPage).reasons,
+      }),
+    }),
+  },
+  edgeOptions('TreeExplanation', 'tree explanations'),
+);
+
+const ExplainCandidatesResultRef = builder.unionType('ExplainCandidatesResult', {
+  description: 'The explanation, or why Placement would refuse the request (as `candidates` answers it).',
+  types: [CandidatesExplanationRef, RequestErrorRef],
+  resolveType: (value) => (isRefusal(value) ? 'RequestError' : 'CandidatesExplanation'),
+});
+
 builder.queryField('explainCandidates', (t) =>
-  t.connection(
-    {
-      type: TreeExplanationRef,
-      description:
-        'Why provider trees are or are not allocation candidates for a request (what Placement never tells): per tree and request group, ' +
-        'with capacities, usage, traits and aggregates; over all trees, a summary in words, the reasons counted, and the closest trees when none fits. ' +
-        'Trees in root creation order.',
-      args: {
-        request: t.arg({ type: CandidatesRequestInputRef, required: true, description: 'The request, as for `candidates` (its limit is ignored).' }),
-        provider: t.arg({ type: 'UUID', required: false, description: 'Explain only the tree of this provider; every tree when absent.' }),
-        candidate: t.arg.boolean({
-          required: false,
-          description: 'List only the trees that are (true) or are not (false) candidates; every tree when absent. The totals, reasons, summary and closest trees still cover every tree explained.',
-        }),
-      },
-      resolve: async (_root, args, ctx) => {
+  t.field({
+    type: ExplainCandidatesResultRef,
+    description:
+      'Why provider trees are or are not allocation candidates for a request (what Placement never tells): per tree and request group, ' +
+      'with capacities, usage, traits and aggregates; over all trees, a summary in words, the reasons counted, and the closest trees when none fits. ' +
+      'Trees in root creation order. A request Placement refuses (or an unknown `provider`) is answered as RequestError.',
+    args: {
+      request: t.arg({ type: CandidatesRequestInputRef, required: true, description: 'The request, as for `candidates` (its limit is ignored).' }),
+      provider: t.arg({ type: 'UUID', required: false, description: 'Explain only the tree of this provider; every tree when absent.' }),
+      candidate: t.arg.boolean({
+        required: false,
+        description: 'List only the trees that are (true) or are not (false) candidates; every tree when absent. The totals, reasons, summary and closest trees still cover every tree explained.',
+      }),
+      first: t.arg.int({ required: false, description: 'How many trees from the start (or after `after`).' }),
+      after: t.arg.string({ required: false, description: 'The cursor to start after.' }),
+      last: t.arg.int({ required: false, description: 'How many trees from the end (or before `before`).' }),
+      before: t.arg.string({ required: false, description: 'The cursor to end before.' }),
+    },
+    resolve: (_root, args, ctx) =>
+      orRefusal(async () => {
         const explanation = await explainCandidates(ctx.db, args.request as CandidatesRequestInput, args.provider ?? null);
         const { candidateTrees, reasons, closest, summary } = explanation;
         const listed = args.candidate == null ? explanation.trees : explanation.trees.filter((tree) => tree.candidate === args.candidate);
-        const explainedTrees = explanation.trees.length;
-        return offsetConnection(args, arrayPage(listed)).then((page) => ({ ...page, explainedTrees, candidateTrees, reasons, closest, summary })) as any;
-      },
-    },
-    {
-      name: 'CandidatesExplanation',
-      description: 'A page of tree explanations, with totals over every tree explained.',
-      fields: (c: any) => ({
-        totalCount: c.int({ description: 'How many trees are listed (all those explained, or those `candidate` selects).', resolve: (p: { totalCount: number }) => p.totalCount }),
-        explainedTrees: c.int({ description: 'How many trees were explained (every tree, or the tree of `provider`).', resolve: (p: { explainedTrees: number }) => p.explainedTrees }),
-        candidateTrees: c.int({ description: 'How many of the trees explained are candidates.', resolve: (p: { candidateTrees: number }) => p.candidateTrees }),
-        summary: c.string({
-          description: 'In a few sentences: which trees are candidates, or, when none is, why (each reason with how many trees and which), and the closest trees.',
-          resolve: (p: { summary: string }) => p.summary,
-        }),
-        closest: c.field({
-          type: [TreeExplanationRef],
-          extensions: listSize(3),
-          description:
-            'When no tree is a candidate: up to 3 trees with the fewest reasons against them, nearest first (traits, aggregates and the root weigh more than amounts and combinations; ' +
-            'ties go to the smallest shortfall). Trees missing a class entirely or outside in_tree are never listed; empty when some tree is a candidate.',
-          resolve: (p: { closest: E.TreeExplanation[] }) => p.closest,
-        }),
-        reasons: c.field({
-          type: [ReasonCountRef],
-          extensions: listSize(8),
-          description: 'Why the other trees are not candidates: each reason with the number of trees it applies to, most frequent first.',
-          resolve: (p: { reasons: E.ReasonCount[] }) => p.reasons,
-        }),
+        const page = await offsetConnection(args, arrayPage(listed));
+        return { ...page, explainedTrees: explanation.trees.length, candidateTrees, reasons, closest, summary };
       }),
-    } as any,
-    edgeOptions('TreeExplanation', 'tree explanations'),
-  ),
+  }),
 );

@@ -374,7 +374,7 @@ export async function explain(db: Db, request: SearchRequest, providerUuid: stri
   const facts = new SearchFacts(index, { ...request, limit: null }, true);
   // Every class whole (sharing providers of other trees count too).
   for (const id of facts.classes.keys()) facts.classes.set(id, index.inventoriesOf(id));
-  const plans = planGroups(facts, false, answersEmpty);
+  const plans = planGroups(facts, answersEmpty);
   const trees = index.treeMembers();
   let roots = [...trees.keys()].sort((a, b) => a - b);
   if (providerUuid !== null) {

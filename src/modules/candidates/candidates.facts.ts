@@ -7,13 +7,6 @@ import { SHARING_TRAIT, type CapacityRow } from './candidates.data.js';
 import { CandidateIndex, type ClassInventories } from './candidates.index.js';
 import type { SearchGroup, SearchRequest } from './candidates.request.js';
 
-/** Why a search stops before building candidates: some group can be satisfied nowhere (thrown; not an Error, no stack needed). */
-export class NothingFound {}
-const NOTHING = new NothingFound();
-export const nothing = (): never => {
-  throw NOTHING;
-};
-
 /** A group as the search sees it: names resolved, and its ways to be satisfied per anchor root. */
 export interface GroupPlan {
   group: SearchGroup;

@@ -11,15 +11,8 @@ import { DEFAULT_MAX_CANDIDATES, searchCandidates, searchPlacementQuery } from '
 import { passingAllocations, passingMappings } from './candidates.answer.js';
 import type * as T from './candidates.types.js';
 import { CandidatesRequestInputRef } from './candidates.inputs.graphql.js';
+import { RequestErrorRef, isRefusal, orRefusal, type RequestErrorData } from '../common/refusal.graphql.js';
 import './candidates.explain.graphql.js';
-
-export const RequestErrorRef = builder.objectRef<T.RequestFailure>('RequestError').implement({
-  description: 'Placement refuses the request: the HTTP status and the message text Placement 8.0.0 gives for the same input.',
-  fields: (t) => ({
-    status: t.exposeInt('status', { description: 'HTTP status Placement answers with: 400 (bad input), 404 (microversion below 1.10), 406 (unsupported microversion).' }),
-    message: t.exposeString('message', { description: "Placement's message (its JSON error's `detail` without webob's first sentence, whitespace collapsed)." }),
-  }),
-});
 
 const ProviderAllocationRef = builder.objectRef<T.CandidateAllocation>('ProviderAllocation').implement({
   description: 'What one allocation request takes from one provider.',
@@ -84,7 +77,7 @@ const CandidatesRef = builder.objectRef<T.CandidatesFound>('Candidates').impleme
 export const CandidatesResultRef = builder.unionType('CandidatesResult', {
   description: 'The candidates, or why Placement would refuse the request.',
   types: [CandidatesRef, RequestErrorRef],
-  resolveType: (value: T.CandidatesOutcome) => (value.kind === 'error' ? 'RequestError' : 'Candidates'),
+  resolveType: (value: T.CandidatesFound | RequestErrorData) => (isRefusal(value) ? 'RequestError' : 'Candidates'),
 });
 
 const maxCandidates = (ctx: Context) => ctx.limits?.maxCandidates ?? DEFAULT_MAX_CANDIDATES;
@@ -94,7 +87,7 @@ builder.queryFields((t) => ({
     type: CandidatesResultRef,
     description: 'Allocation candidates for a structured request (Placement 1.39 semantics).',
     args: { request: t.arg({ type: CandidatesRequestInputRef, required: true, description: 'The request.' }) },
-    resolve: (_root, { request }, ctx) => searchCandidates(ctx.db, request as T.CandidatesRequestInput, { maxCandidates: maxCandidates(ctx) }) as any,
+    resolve: (_root, { request }, ctx) => orRefusal(searchCandidates(ctx.db, request as T.CandidatesRequestInput, { maxCandidates: maxCandidates(ctx) })),
   }),
   placementCandidates: t.field({
     type: CandidatesResultRef,
@@ -103,8 +96,7 @@ builder.queryFields((t) => ({
       query: t.arg.string({ required: true, description: 'The query string, e.g. resources=VCPU:1,MEMORY_MB:512&required=HW_CPU_X86_AVX2 (a leading ? is ignored).' }),
       microversion: t.arg.string({ required: false, description: 'The Placement microversion, 1.10 to 1.39 or "latest" (default 1.39).' }),
     },
-    resolve: (_root, { query, microversion }, ctx) =>
-      searchPlacementQuery(ctx.db, query, { microversion: microversion ?? undefined, maxCandidates: maxCandidates(ctx) }) as any,
+    resolve: (_root, { query, microversion }, ctx) => orRefusal(searchPlacementQuery(ctx.db, query, { microversion: microversion ?? undefined, maxCandidates: maxCandidates(ctx) })),
   }),
 }));
 

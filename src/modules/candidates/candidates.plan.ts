@@ -3,38 +3,48 @@
 // each request group), before any candidate is built.
 import type { CapacityRow } from './candidates.data.js';
 import { reject as rejectRequest } from '../common/query-string.js';
-import { NothingFound, nothing, type GroupPlan, type SearchFacts } from './candidates.facts.js';
+import type { GroupPlan, SearchFacts } from './candidates.facts.js';
 
 const MAX_REQUIRED_SETS = 30;
 
 /**
- * Checks names and builds each group's plan in Placement's order. A search (strict) stops at the first
- * group satisfied nowhere, as Placement does; an explanation goes on to say why everywhere. With
- * `unknownMatchNothing` (a request Placement answers with no candidates before it reaches a bad name),
- * an unknown trait is held by no provider and an unknown resource class has no inventory.
+ * Checks names and builds each group's plan in Placement's order, going on past a group satisfied
+ * nowhere to say why everywhere (an explanation, headroom). With `unknownMatchNothing` (a request
+ * Placement answers with no candidates before it reaches a bad name), an unknown trait is held by no
+ * provider and an unknown resource class has no inventory.
  */
-export function planGroups(facts: SearchFacts, strict = true, unknownMatchNothing = false): GroupPlan[] {
+export function planGroups(facts: SearchFacts, unknownMatchNothing = false): GroupPlan[] {
+  return plan(facts, false, unknownMatchNothing)!;
+}
+
+/**
+ * The plan of a search, which stops at the first group satisfied nowhere as Placement does (before the
+ * names of later groups are checked): null when it answers with no candidates.
+ */
+export function planSearch(facts: SearchFacts): GroupPlan[] | null {
+  return plan(facts, true, false);
+}
+
+function plan(facts: SearchFacts, strict: boolean, unknownMatchNothing: boolean): GroupPlan[] | null {
   const { request, index } = facts;
-  const stop = strict ? nothing : () => {};
   const reject: (message: string) => void = unknownMatchNothing ? () => {} : rejectRequest;
   if (unknownMatchNothing && !facts.classes.has(UNKNOWN_CLASS)) facts.classes.set(UNKNOWN_CLASS, { rows: [], byProvider: new Map() });
   for (const t of [...request.rootRequired, ...request.rootForbidden]) if (!index.traitIds.has(t)) reject(`No such trait(s): ${t}.`);
-  if ((request.rootRequired.length || request.rootForbidden.length) && !facts.someAnchorAllowed()) stop();
+  if (strict && (request.rootRequired.length || request.rootForbidden.length) && !facts.someAnchorAllowed()) return null;
   const classUses = new Map<number, number>();
   for (const g of request.groups) for (const [rc] of g.resources) if (index.classIds.has(rc)) classUses.set(index.classIds.get(rc)!, (classUses.get(index.classIds.get(rc)!) ?? 0) + 1);
-  return request.groups.map((group, i) => {
+  const plans: GroupPlan[] = [];
+  for (const [i, group] of request.groups.entries()) {
     const classIds = group.resources.map(([rc]) => index.classIds.get(rc) ?? (reject(`Invalid resource class in resources parameter: No such resource class ${rc}.`), UNKNOWN_CLASS));
     const inAggregates = facts.inAggregates(group.memberOf);
-    if (inAggregates && inAggregates.size === 0) stop();
+    if (strict && inAggregates && inAggregates.size === 0) return null;
     for (const t of [...group.required.flat(), ...group.forbidden]) if (!index.traitIds.has(t)) reject(`No such trait(s): ${t}.`);
     if (group.required.length > MAX_REQUIRED_SETS) rejectRequest(`At most ${MAX_REQUIRED_SETS} required trait sets are supported in one group.`);
     // An unknown in_tree provider: no tree matches (-1 is no root).
-    const treeRoot = group.inTree == null ? null : (facts.treeRoots.get(group.inTree) ?? (stop(), -1));
-    const fitting = group.resources.map(([, amount], k) => {
-      const rows = facts.fitting(classIds[k], amount, treeRoot);
-      if (!rows.length) stop();
-      return rows;
-    });
+    const treeRoot = group.inTree == null ? null : (facts.treeRoots.get(group.inTree) ?? -1);
+    if (strict && treeRoot === -1) return null;
+    const fitting = group.resources.map(([, amount], k) => facts.fitting(classIds[k], amount, treeRoot));
+    if (strict && fitting.some((rows) => !rows.length)) return null;
     const plan: GroupPlan = {
       group,
       index: i,
@@ -49,10 +59,11 @@ export function planGroups(facts: SearchFacts, strict = true, unknownMatchNothin
     const excluded = facts.inAnyAggregate(group.forbiddenAggregates);
     const forbidden = facts.holdingAny(group.forbidden);
     if (group.suffix === '') planUnsuffixed(facts, plan, fitting, inAggregates, excluded, forbidden, treeRoot);
-    else planSuffixed(facts, plan, fitting, inAggregates, excluded, forbidden, stop);
-    if (!someChoice(plan)) stop();
-    return plan;
-  });
+    else planSuffixed(facts, plan, fitting, inAggregates, excluded, forbidden);
+    if (strict && !someChoice(plan)) return null;
+    plans.push(plan);
+  }
+  return plans;
 }
 
 /** The class id an unknown resource class plans with when unknown names match nothing: no provider has it. */
@@ -60,17 +71,9 @@ export const UNKNOWN_CLASS = -1;
 
 /**
  * Whether Placement answers the request with no candidates before it has checked every name: some group
- * is satisfied nowhere (a strict plan stops). A bad name met before that throws, as in a search.
+ * is satisfied nowhere (a search's plan stops). A bad name met before that throws, as in a search.
  */
-export function answeredEmpty(facts: SearchFacts): boolean {
-  try {
-    planGroups(facts);
-    return false;
-  } catch (error) {
-    if (error instanceof NothingFound) return true;
-    throw error;
-  }
-}
+export const answeredEmpty = (facts: SearchFacts): boolean => planSearch(facts) === null;
 
 /**
  * The unsuffixed group: each class from any provider of the anchor's tree, or from a sharing provider
@@ -123,7 +126,6 @@ function planSuffixed(
   inAggregates: Set<number> | null,
   excluded: Set<number>,
   forbidden: Set<number>,
-  stop: () => void,
 ) {
   const { group } = plan;
   let providers: number[];
@@ -135,7 +137,7 @@ function planSuffixed(
     }
   } else {
     // A resourceless group (in same_subtree): Placement finds nothing unless traits or aggregates are required.
-    if (!group.required.length && !group.memberOf.length) return stop();
+    if (!group.required.length && !group.memberOf.length) return;
     providers = group.required.length ? [...plan.masks].filter(([, mask]) => mask === plan.fullMask).map(([id]) => id) : [...inAggregates!];
   }
   providers = providers.filter((id) => (plan.masks.get(id) ?? 0) === plan.fullMask && !forbidden.has(id) && !excluded.has(id) && (!inAggregates || inAggregates.has(id)));

@@ -6,8 +6,8 @@ import type { Db } from '../../db/client.js';
 import { CandidateIndex } from './candidates.index.js';
 import type { SearchRequest } from './candidates.request.js';
 import type { CandidatesFound } from './candidates.types.js';
-import { NothingFound, SearchFacts, type GroupPlan } from './candidates.facts.js';
-import { planGroups } from './candidates.plan.js';
+import { SearchFacts } from './candidates.facts.js';
+import { planSearch } from './candidates.plan.js';
 import { STEPS_PER_SLICE, enumerate, yieldToEventLoop } from './candidates.enumerate.js';
 import { answer } from './candidates.answer.js';
 
@@ -18,13 +18,8 @@ export const DEFAULT_MAX_CANDIDATES = 100_000;
 export async function search(db: Db, request: SearchRequest, maxCandidates: number): Promise<CandidatesFound> {
   const index = CandidateIndex.of(db);
   const facts = new SearchFacts(index, request);
-  let plans: GroupPlan[];
-  try {
-    plans = planGroups(facts);
-  } catch (error) {
-    if (error instanceof NothingFound) return { kind: 'candidates', count: 0, truncated: false, allocationRequests: [], providerSummaries: [] };
-    throw error;
-  }
+  const plans = planSearch(facts);
+  if (!plans) return { kind: 'candidates', count: 0, truncated: false, allocationRequests: [], providerSummaries: [] };
   const nestedUnaware = request.minor < 29 && index.hasTrees();
   const limit = request.limit ?? Infinity;
   // Before 1.29 (with trees) the summaries keep only providers some candidate uses: that needs all of them.

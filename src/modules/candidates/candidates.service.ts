@@ -5,22 +5,15 @@ import { RequestRefused } from '../common/errors.js';
 import { UnknownProvider, explain } from './candidates.explain.js';
 import type { CandidatesExplanation } from './candidates.explain.types.js';
 import { parseMicroversion, readPlacementQuery } from './candidates.query-string.js';
-import { RequestRejected } from '../common/query-string.js';
 import { fromInput, type SearchRequest } from './candidates.request.js';
 import { DEFAULT_MAX_CANDIDATES, search } from './candidates.search.js';
-import type { CandidatesOptions, CandidatesOutcome, CandidatesRequestInput, RequestFailure } from './candidates.types.js';
+import type { CandidatesFound, CandidatesOptions, CandidatesRequestInput } from './candidates.types.js';
 
 export { DEFAULT_MAX_CANDIDATES };
 
-const failure = (error: RequestRejected): RequestFailure => ({ kind: 'error', status: error.status, message: error.message });
-
-async function run(db: Db, prepare: () => SearchRequest, options: CandidatesOptions): Promise<CandidatesOutcome> {
-  try {
-    return await search(db, prepare(), options.maxCandidates ?? DEFAULT_MAX_CANDIDATES);
-  } catch (error) {
-    if (error instanceof RequestRejected) return failure(error);
-    throw error;
-  }
+/** A search; a request Placement refuses rejects with RequestRefused (its status and message). */
+async function run(db: Db, prepare: () => SearchRequest, options: CandidatesOptions): Promise<CandidatesFound> {
+  return search(db, prepare(), options.maxCandidates ?? DEFAULT_MAX_CANDIDATES);
 }
 
 /**
@@ -28,23 +21,18 @@ async function run(db: Db, prepare: () => SearchRequest, options: CandidatesOpti
  * `microversion` only changes what older microversions change in the answer (nested providers before
  * 1.29, summary contents before 1.27).
  */
-export function searchCandidates(db: Db, request: CandidatesRequestInput, options: CandidatesOptions = {}): Promise<CandidatesOutcome> {
+export function searchCandidates(db: Db, request: CandidatesRequestInput, options: CandidatesOptions = {}): Promise<CandidatesFound> {
   return run(db, () => ({ ...fromInput(request), minor: parseMicroversion(options.microversion) }), options);
 }
 
 /** Finds allocation candidates for Placement's query string at a microversion (default 1.39), exactly as Placement 8.0.0 answers it. */
-export function searchPlacementQuery(db: Db, query: string, options: CandidatesOptions = {}): Promise<CandidatesOutcome> {
+export function searchPlacementQuery(db: Db, query: string, options: CandidatesOptions = {}): Promise<CandidatesFound> {
   return run(db, () => readPlacementQuery(query, options.microversion), options);
 }
 
-/** Placement's query string as a structured request (the query's own microversion rules applied), or Placement's error. */
-export function parsePlacementQuery(query: string, microversion?: string | null): { kind: 'request'; request: CandidatesRequestInput } | RequestFailure {
-  try {
-    return { kind: 'request', request: toInput(readPlacementQuery(query, microversion)) };
-  } catch (error) {
-    if (error instanceof RequestRejected) return failure(error);
-    throw error;
-  }
+/** Placement's query string as a structured request (the query's own microversion rules applied); RequestRefused when Placement refuses it. */
+export function parsePlacementQuery(query: string, microversion?: string | null): CandidatesRequestInput {
+  return toInput(readPlacementQuery(query, microversion));
 }
 
 function toInput(request: SearchRequest): CandidatesRequestInput {
@@ -76,7 +64,6 @@ export async function explainCandidates(db: Db, request: CandidatesRequestInput,
   try {
     return await explain(db, fromInput(request), providerUuid);
   } catch (error) {
-    if (error instanceof RequestRejected) throw new RequestRefused(error.message, error.status);
     if (error instanceof UnknownProvider) throw new RequestRefused(error.message, 404);
     throw error;
   }

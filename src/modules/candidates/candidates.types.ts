@@ -76,12 +76,3 @@ export interface CandidatesFound {
   allocationRequests: CandidateRequest[];
   providerSummaries: ProviderSummary[];
 }
-
-/** Placement's error answer: HTTP status and its message text. */
-export interface RequestFailure {
-  kind: 'error';
-  status: number;
-  message: string;
-}
-
-export type CandidatesOutcome = CandidatesFound | RequestFailure;

@@ -3,12 +3,12 @@ import { builder } from '../../builder.js';
 import { ResourceProviderRef, ResourceProviderFilter } from '../providers/providers.graphql.js';
 import type { ProviderFilter } from '../providers/providers.service.js';
 import type { Context } from '../../context.js';
-import { QueryError } from '../common/query-error.js';
+import { RequestRefused } from '../common/errors.js';
 import { AllocationRequestRef } from '../candidates/candidates.graphql.js';
 import { CandidatesRequestInputRef } from '../candidates/candidates.inputs.graphql.js';
-import { RequestRejected } from '../common/query-string.js';
-import type { CandidatesRequestInput } from '../candidates/candidates.types.js';
+import type { CandidatesRequestInput } from '../candidates/index.js';
 import { FlavorRef } from '../flavors/flavors.graphql.js';
+import type { CapacityHistory, HistorySample } from './capacity.history.js';
 import { STRANDED_REASONS, headroom, type HeadroomResult, type StrandedClass, type StrandedPart, type StrandedReason } from './capacity.headroom.js';
 import {
   capacityRollup,
@@ -33,7 +33,7 @@ builder.scalarType('SafeInt', {
     return value;
   },
   parseValue: (value) => {
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new QueryError(`SafeInt must be an integer of at most 2^53 - 1 in size; got ${JSON.stringify(value)}.`);
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new RequestRefused(`SafeInt must be an integer of at most 2^53 - 1 in size; got ${JSON.stringify(value)}.`);
     return value;
   },
 });
@@ -63,11 +63,27 @@ export const CapacityResourceRef = builder.objectRef<CapacityResource>('Capacity
   }),
 });
 
+const MAX_MEMBERS = 20;
+
 const CapacityGroupKeyRef = builder.objectRef<CapacityGroupKey>('CapacityGroupKey').implement({
   description: 'What the providers of a group have in common; null for what the group is not keyed by (or an aggregate or trait the providers lack).',
   fields: (t) => ({
     resourceClass: t.exposeString('resourceClass', { nullable: true, description: 'The resource class (groupBy RESOURCE_CLASS).' }),
     aggregate: t.field({ type: 'UUID', nullable: true, description: 'The aggregate uuid (groupBy AGGREGATE).', resolve: (k) => k.aggregate }),
+    aggregateMembers: t.field({
+      type: [ResourceProviderRef],
+      description:
+        "Some providers in the aggregate (groupBy AGGREGATE; empty otherwise), sharing providers first, then by name: Placement's aggregates have no names, their members tell them apart. Every member, whatever the filter; the group's providerCount counts those matching it.",
+      args: { first: t.arg.int({ required: false, defaultValue: 3, description: `How many (at most ${MAX_MEMBERS}).` }) },
+      resolve: async (k, { first }, ctx) => {
+        const n = first ?? 3;
+        if (n < 0 || n > MAX_MEMBERS) throw new RequestRefused(`first must be between 0 and ${MAX_MEMBERS} (got ${n}).`);
+        if (!k.aggregate || n === 0) return [];
+        const rows = await ctx.loaders.aggregates.membersOf(n).load(k.aggregate);
+        ctx.loaders.providers.prime(rows);
+        return rows;
+      },
+    }),
     trait: t.exposeString('trait', { nullable: true, description: 'The trait (groupBy TRAIT).' }),
     root: t.field({
       type: ResourceProviderRef,
@@ -115,7 +131,7 @@ builder.queryFields((t) => ({
       first: t.arg.int({ required: false, defaultValue: 10, description: `How many trees (at most ${MAX_TREES}).` }),
     },
     resolve: (_root, { filter, first }, ctx) => {
-      if (first != null && (first < 0 || first > MAX_TREES)) throw new QueryError(`first must be between 0 and ${MAX_TREES} (got ${first}).`);
+      if (first != null && (first < 0 || first > MAX_TREES)) throw new RequestRefused(`first must be between 0 and ${MAX_TREES} (got ${first}).`);
       return fullestTrees(ctx.db, (filter ?? {}) as ProviderFilter, first ?? 10);
     },
   }),
@@ -193,7 +209,7 @@ export const HeadroomRef = builder.objectRef<HeadroomView>('Headroom').implement
       description: `Allocation requests realising fits, in order: each is a candidate of the request on what the earlier ones leave (so PUT /allocations accepts them one after the other). At most ${MAX_PLAN}.`,
       args: { first: t.arg.int({ required: false, description: `How many (default: all of fits, at most ${MAX_PLAN}).` }) },
       resolve: (h, { first }) => {
-        if (first != null && first < 0) throw new QueryError('first must be 0 or more.');
+        if (first != null && first < 0) throw new RequestRefused('first must be 0 or more.');
         return h.result.plan(Math.min(first ?? h.result.fits, MAX_PLAN));
       },
     }),
@@ -208,19 +224,10 @@ export const HeadroomRef = builder.objectRef<HeadroomView>('Headroom').implement
 });
 
 async function headroomOf(ctx: Context, request: CandidatesRequestInput): Promise<HeadroomView> {
-  try {
-    return { result: await headroom(ctx.db, request) };
-  } catch (error) {
-    if (error instanceof RequestRejected) throw new QueryError(error.message, error.status);
-    throw error;
-  }
+  return { result: await headroom(ctx.db, request) };
 }
 
-async function flavorHeadroomOf(ctx: Context, flavor: string, image: string | null | undefined): Promise<HeadroomView> {
-  const built = flavorRequest(ctx.db, flavor, image ?? null);
-  if ('error' in built) throw new QueryError(built.error, built.status);
-  return headroomOf(ctx, built.request);
-}
+const flavorHeadroomOf = (ctx: Context, flavor: string, image: string | null | undefined): Promise<HeadroomView> => headroomOf(ctx, flavorRequest(ctx.db, flavor, image ?? null));
 
 const FlavorHeadroomRef = builder.objectRef<{ flavor: string; headroom: HeadroomView }>('FlavorHeadroom').implement({
   description: 'Headroom of one flavor.',
@@ -259,5 +266,50 @@ builder.queryFields((t) => ({
       for (const flavor of names) out.push({ flavor, headroom: await flavorHeadroomOf(ctx, flavor, image) });
       return out;
     },
+  }),
+}));
+
+// ---- History ----
+
+const HistoryClassRef = builder.objectRef<HistorySample['classes'][number]>('CapacityHistoryClass').implement({
+  description: 'Capacity and usage of one resource class at one sample.',
+  fields: (t) => ({
+    resourceClass: t.exposeString('resourceClass', { description: 'The resource class.' }),
+    capacity: t.expose('capacity', { type: 'SafeInt', description: "Sum of each inventory's floor((total - reserved) * allocation_ratio)." }),
+    used: t.expose('used', { type: 'SafeInt', description: 'Sum of the allocations against them.' }),
+  }),
+});
+
+const HistoryFlavorRef = builder.objectRef<HistorySample['flavors'][number]>('CapacityHistoryFlavor').implement({
+  description: 'Headroom of one stored flavor at one sample.',
+  fields: (t) => ({
+    flavor: t.exposeString('flavor', { description: 'The flavor name.' }),
+    fits: t.exposeInt('fits', { description: 'More servers of the flavor that fit together (headroom.fits, an image without properties).' }),
+  }),
+});
+
+const HistorySampleRef = builder.objectRef<HistorySample>('CapacityHistorySample').implement({
+  description: 'The capacity of the cloud at one moment.',
+  fields: (t) => ({
+    at: t.string({ description: 'When the sample was taken (ISO 8601).', resolve: (s) => new Date(s.at).toISOString() }),
+    classes: t.expose('classes', { type: [HistoryClassRef], description: 'Per resource class, sorted by name.' }),
+    flavors: t.expose('flavors', { type: [HistoryFlavorRef], description: 'Per stored flavor Nova can build a request for, sorted by name.' }),
+  }),
+});
+
+const HistoryRef = builder.objectRef<{ history: CapacityHistory | null }>('CapacityHistory').implement({
+  description: 'The capacity of the last hour, kept in memory by the serving process (a restart starts it afresh; Prometheus keeps longer ones from /metrics).',
+  fields: (t) => ({
+    intervalSeconds: t.float({ nullable: true, description: 'Seconds between two samples; null when this server keeps no history.', resolve: ({ history: h }) => (h ? h.intervalMs / 1000 : null) }),
+    keptSeconds: t.float({ nullable: true, description: 'How far back samples are kept; null when this server keeps no history.', resolve: ({ history: h }) => (h ? h.keepMs / 1000 : null) }),
+    samples: t.field({ type: [HistorySampleRef], description: 'The samples, oldest first (the first is taken when the server starts); empty when this server keeps no history (only `serve` keeps one).', resolve: ({ history: h }) => h?.samples() ?? [] }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  capacityHistory: t.field({
+    type: HistoryRef,
+    description: 'Used and capacity per resource class and headroom per flavor over the last hour, sampled every 30 seconds by the serving process: the lines of the /dashboard page.',
+    resolve: (_root, _args, ctx) => ({ history: ctx.history }),
   }),
 }));

@@ -1,10 +1,10 @@
 // Capacity figures for /metrics: capacity and usage per resource class and per aggregate, and the
-// headroom of every stored flavor. Computed on a scrape and kept until the data changes (here or
-// by another connection), so repeated scrapes of unchanged data cost nothing.
+// headroom of every stored flavor with the capacity it strands. Computed on a scrape and kept until the
+// data changes (here or by another connection), so repeated scrapes of unchanged data cost nothing.
 import type { Db } from '../../db/client.js';
 import { keptPerDatabase } from '../../db/changes.js';
-import { RequestRejected } from '../common/query-string.js';
-import { headroom } from './capacity.headroom.js';
+import { RequestRefused } from '../common/errors.js';
+import { headroom, type StrandedReason } from './capacity.headroom.js';
 import { capacityRollup, flavorNames, flavorRequest, type CapacityResource } from './capacity.service.js';
 
 export interface CapacitySamples {
@@ -13,7 +13,14 @@ export interface CapacitySamples {
   /** Per aggregate (providers that are members themselves) and resource class. */
   aggregates: { aggregate: string; resources: CapacityResource[] }[];
   /** Per stored flavor (booted from an image without properties); flavors Nova cannot build a request for are left out. */
-  flavors: { flavor: string; fits: number; atMost: number; exact: boolean }[];
+  flavors: { flavor: string; fits: number; atMost: number; exact: boolean; stranded: () => StrandedSample[] }[];
+}
+
+/** Free capacity of one class stranded for one reason; computed on first asking (the history never asks). */
+export interface StrandedSample {
+  resourceClass: string;
+  reason: StrandedReason;
+  amount: number;
 }
 
 /** Kept until the data changes; a failed computation is not kept. */
@@ -34,14 +41,14 @@ async function compute(db: Db): Promise<CapacitySamples> {
     .map((g) => ({ aggregate: g.key.aggregate!, resources: g.resources }));
   const flavors: CapacitySamples['flavors'] = [];
   for (const flavor of flavorNames(db)) {
-    const built = flavorRequest(db, flavor);
-    if ('error' in built) continue;
     try {
-      const h = await headroom(db, built.request);
-      flavors.push({ flavor, fits: h.fits, atMost: h.atMost, exact: h.exact });
+      const h = await headroom(db, flavorRequest(db, flavor));
+      // h.stranded is worked out when first read, and kept with h (which headroom keeps for this data too).
+      const stranded = () => h.stranded.flatMap((c) => c.reasons.map((r) => ({ resourceClass: c.resourceClass, reason: r.reason, amount: r.amount })));
+      flavors.push({ flavor, fits: h.fits, atMost: h.atMost, exact: h.exact, stranded });
     } catch (error) {
-      // A request Placement refuses (an unknown class or trait) has no headroom to report.
-      if (!(error instanceof RequestRejected)) throw error;
+      // A flavor Nova builds no request for, or one Placement refuses (an unknown class or trait), has no headroom to report.
+      if (!(error instanceof RequestRefused)) throw error;
     }
   }
   return { classes, aggregates, flavors };

@@ -2,10 +2,11 @@
 // free. Three statements whatever the size of the cloud (providers with their inventories and usage,
 // then aggregates and traits when grouped by them); the sums are made in memory with the one capacity rule.
 import type { Db } from '../../db/client.js';
+import { RequestRefused } from '../common/errors.js';
 import { list, statement } from '../../db/sql.js';
 import { capacityOf } from '../../rules/capacity.js';
 import { changesBetween, dataVersion, usageOnly, type DataVersion } from '../../db/changes.js';
-import type { CandidatesRequestInput } from '../candidates/candidates.types.js';
+import type { CandidatesRequestInput } from '../candidates/index.js';
 import { BootRequestError, buildBootRequest, type FlavorSpec, type ImageSpec } from '../flavors/boot-request.js';
 import { extraSpecsOfFlavors, flavorByName } from '../flavors/flavors.service.js';
 import { imageByName, propertiesOfImages } from '../images/images.service.js';
@@ -93,7 +94,7 @@ function namesByProvider(db: Db, kind: 'aggregates' | 'traits'): Map<number, str
 
 /**
  * What rollups are made of, kept while only usage changes: the providers matching each filter asked with
- * their inventories (after a write of usage on this connection, the usage of the providers written is read
+ * their inventories (after a write of usage, by any connection, the usage of the providers written is read
  * again and the rest kept; a filter on resources, whose matches depend on usage, is read again whole), and
  * the aggregates and traits of every provider. Any other change: all read again.
  */
@@ -184,7 +185,7 @@ const ORDER: CapacityGroupBy[] = ['AGGREGATE', 'TRAIT', 'ROOT', 'PROVIDER', 'RES
  */
 export function capacityRollup(db: Db, filter: ProviderFilter = {}, groupBy: readonly CapacityGroupBy[] = []): CapacityGroup[] {
   // Kept until the data changes: a dashboard asks the same rollups at every refresh. After a write of usage
-  // on this connection, the groups of the providers written are made again from the others kept.
+  // (by any connection), the groups of the providers written are made again from the others kept.
   const version = dataVersion(db);
   let kept = rollups.get(db);
   if (!kept || !changesBetween(db, kept.version, version).none) {
@@ -371,20 +372,20 @@ export function headroomGroups(db: Db, result: HeadroomResult, by: HeadroomGroup
 }
 
 /** The request Nova builds for a flavor (and an image), or why there is none. */
-export function flavorRequest(db: Db, flavorName: string, imageName: string | null = null): { request: CandidatesRequestInput } | { error: string; status: number } {
+export function flavorRequest(db: Db, flavorName: string, imageName: string | null = null): CandidatesRequestInput {
   const flavor = flavorByName(db, flavorName);
-  if (!flavor) return { error: `Flavor ${flavorName} could not be found.`, status: 404 };
+  if (!flavor) throw new RequestRefused(`Flavor ${flavorName} could not be found.`, 404);
   let image: ImageSpec | null = null;
   if (imageName != null) {
     const row = imageByName(db, imageName);
-    if (!row) return { error: `Image ${imageName} could not be found.`, status: 404 };
+    if (!row) throw new RequestRefused(`Image ${imageName} could not be found.`, 404);
     image = { uuid: row.uuid, name: row.name, properties: propertiesOfImages(db, [row.id]).map((p) => [p.key, p.value] as const) };
   }
   const spec: FlavorSpec = { ...flavor, extraSpecs: extraSpecsOfFlavors(db, [flavor.id]).map((s) => [s.key, s.value] as const) };
   try {
-    return { request: buildBootRequest(spec, image).candidatesRequest };
+    return buildBootRequest(spec, image).candidatesRequest;
   } catch (error) {
-    if (error instanceof BootRequestError) return { error: error.message, status: 400 };
+    if (error instanceof BootRequestError) throw new RequestRefused(error.message);
     throw error;
   }
 }

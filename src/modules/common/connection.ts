@@ -1,7 +1,7 @@
 // Cursor connections over offset pages, with a default and a maximum page size.
 import { resolveOffsetConnection } from '@pothos/plugin-relay';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './paging.js';
-import { QueryError } from './query-error.js';
+import { RequestRefused } from './errors.js';
 
 export interface ConnectionArgs {
   first?: number | null;
@@ -13,10 +13,10 @@ export interface ConnectionArgs {
 /** Resolves a connection from a page loader that returns the rows and the total count. */
 export async function offsetConnection<T>(args: ConnectionArgs, load: (page: { offset: number; limit: number }) => { rows: readonly T[]; totalCount: number }) {
   if (args.first != null && (args.first < 0 || args.first > MAX_PAGE_SIZE)) {
-    throw new QueryError(`first must be between 0 and ${MAX_PAGE_SIZE} (got ${args.first}).`);
+    throw new RequestRefused(`first must be between 0 and ${MAX_PAGE_SIZE} (got ${args.first}).`);
   }
   if (args.last != null && (args.last < 0 || args.last > MAX_PAGE_SIZE)) {
-    throw new QueryError(`last must be between 0 and ${MAX_PAGE_SIZE} (got ${args.last}).`);
+    throw new RequestRefused(`last must be between 0 and ${MAX_PAGE_SIZE} (got ${args.last}).`);
   }
   let totalCount = 0;
   const connection = await resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, (page) => {

@@ -1,6 +1,6 @@
 // Expected failures of domain operations: plain classes, no GraphQL. Services throw them; the GraphQL
 // layer maps them: a DomainError becomes union data of a mutation (common/mutation.ts), a
-// RequestRefused a top-level error (server/plugins.ts, useDomainErrors).
+// RequestRefused a top-level error or RequestError data (common/refusal.graphql.ts).
 
 export interface Issue {
   path: string;
@@ -82,15 +82,23 @@ export class InvalidInput extends DomainError {
 }
 
 /**
- * A read refused as a whole, as Placement answers a bad query with 400 or an unknown object with 404:
- * a top-level error carrying the status, never union data (so it is no DomainError).
+ * Placement refuses this request: its HTTP status (400 bad input, 404 unknown object, 406 microversion)
+ * and its message. The one refusal of the domain, for reads and searches alike: the GraphQL layer gives it
+ * as a top-level error, or as `RequestError` data where a field's result has that member
+ * (common/refusal.graphql.ts); the REST API as Placement's error body. A refusal is an answer, not a
+ * fault: no stack trace is captured (it would only cost, on requests that must stay cheap).
  */
 export class RequestRefused extends Error {
   constructor(
     message: string,
     readonly status = 400,
+    /** Placement's text as it writes it in its REST answer's detail (the message may be whitespace-collapsed). */
+    readonly detail = message,
   ) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
   }
 }
 

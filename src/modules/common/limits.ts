@@ -1,6 +1,6 @@
 // What one request may ask and how much the server holds open: the values every layer reads (the server
 // enforces them; the candidate search stops at maxCandidates).
-import { DEFAULT_MAX_CANDIDATES } from '../candidates/candidates.search.js';
+import { DEFAULT_MAX_CANDIDATES } from '../candidates/index.js';
 
 export interface Limits {
   /** Deepest nesting of selections. */

@@ -2,26 +2,13 @@
 // GET /allocation_candidates: webob's parsing of the pairs, and util.py's checks of `resources`,
 // `required` and `member_of`, with the same messages in the same order.
 import { isUuidLike } from '../../rules/names.js';
+import { RequestRefused } from './errors.js';
 import { pyCollapseSpaces, pyIntNumber, pyStrip } from '../../rules/python.js';
 
-/**
- * A request Placement refuses: HTTP status and its message (whitespace collapsed, as Placement's JSON
- * error shows it). Thrown, but not an Error: a refusal is an answer, and a stack trace would only cost.
- */
-export class RequestRejected {
-  readonly message: string;
-  constructor(
-    readonly status: number,
-    /** Placement's text as it wrote it (the detail of its HTTP error). */
-    readonly detail: string,
-  ) {
-    // Collapsed as Python's str.split() does (the whitespace of str.isspace(), not JS's \s).
-    this.message = pyCollapseSpaces(detail);
-  }
-}
-
+/** Placement's refusal of a query: its message whitespace-collapsed as Placement's JSON error shows it in GraphQL, its text as written for its REST answer. */
 export const reject = (message: string, status = 400): never => {
-  throw new RequestRejected(status, message);
+  // Collapsed as Python's str.split() does (the whitespace of str.isspace(), not JS's \s).
+  throw new RequestRefused(pyCollapseSpaces(message), status, message);
 };
 
 /** The query string as webob parses it: pairs split on & and ;, + as space, percent-decoded UTF-8. */

@@ -1,15 +1,15 @@
 // bootCandidates: the request Nova builds for a flavor and an image, run through the candidates search
 // as Nova's scheduler runs it (the VCPU fallback query when pinned CPUs find nothing), and why nothing fits.
 import type { Db } from '../../db/client.js';
-import { explainCandidates, searchCandidates } from '../candidates/candidates.service.js';
-import type { CandidatesOptions, CandidatesOutcome, CandidatesRequestInput, RequestGroupInput } from '../candidates/candidates.types.js';
+import { type CandidatesFound, type CandidatesOptions, type CandidatesRequestInput, explainCandidates, type RequestGroupInput, searchCandidates } from '../candidates/index.js';
+import { RequestRefused } from '../common/errors.js';
 import { BootRequestError, buildBootRequest, type BootRequest, type BootRequestOptions, type FlavorSpec, type ImageSpec } from './boot-request.js';
 
 export interface BootCandidates {
   /** The request Nova builds; null when it cannot build one. */
   request: BootRequest | null;
-  /** What the search answered; null when Nova stops before asking Placement. */
-  result: CandidatesOutcome | null;
+  /** What the search answered (Placement's refusal of the request included); null when Nova stops before asking Placement. */
+  result: CandidatesFound | RequestRefused | null;
   /** Whether the answer is that of the VCPU fallback query (the pinned query found nothing). */
   usedFallback: boolean;
   /** Why no server could be booted: empty when candidates were found. */
@@ -17,7 +17,7 @@ export interface BootCandidates {
 }
 
 const groupName = (g: RequestGroupInput) => (g.suffix ? `group ${g.suffix}` : 'the unsuffixed group');
-const found = (outcome: CandidatesOutcome) => outcome.kind === 'candidates' && outcome.count > 0;
+const found = (outcome: CandidatesFound) => outcome.count > 0;
 
 /** The request without one of its constraints, with a description of what was dropped. */
 function relaxations(request: CandidatesRequestInput): { without: string; request: CandidatesRequestInput }[] {
@@ -43,8 +43,11 @@ export async function explainNoCandidates(db: Db, request: CandidatesRequestInpu
   if (trees === 0) return ['There is no resource provider.'];
   const reasons = explanation.reasons.map((r) => `${r.trees} of ${trees} provider trees: ${r.description}. For example: ${r.example}`);
   for (const { without, request: relaxed } of relaxations(request)) {
-    const outcome = await searchCandidates(db, { ...relaxed, limit: 3 }, options);
-    if (outcome.kind === 'candidates' && outcome.count > 0) {
+    const outcome = await searchCandidates(db, { ...relaxed, limit: 3 }, options).catch((error) => {
+      if (error instanceof RequestRefused) return null;
+      throw error;
+    });
+    if (outcome && found(outcome)) {
       const hosts = [...new Set(outcome.allocationRequests.map((r) => r.allocations[0].provider.name))];
       reasons.push(`Without ${without}, the request would find candidates, e.g. on ${hosts.join(', ')}.`);
     }
@@ -68,8 +71,13 @@ export async function bootCandidates(
   }
   if (request.apiError) return { request, result: null, usedFallback: false, reasons: [`Nova refuses the server create (400): ${request.apiError}`] };
   const search = (r: CandidatesRequestInput) => searchCandidates(db, { ...r, limit: options.limit ?? r.limit }, options);
-  const result = await search(request.candidatesRequest);
-  if (result.kind === 'error') return { request, result, usedFallback: false, reasons: [`Placement refuses the request (${result.status}): ${result.message}`] };
+  let result: CandidatesFound;
+  try {
+    result = await search(request.candidatesRequest);
+  } catch (error) {
+    if (!(error instanceof RequestRefused)) throw error;
+    return { request, result: error, usedFallback: false, reasons: [`Placement refuses the request (${error.status}): ${error.message}`] };
+  }
   if (found(result)) return { request, result, usedFallback: false, reasons: [] };
   if (request.fallback) {
     const fallback = await search(request.fallback.candidatesRequest);

@@ -2,7 +2,7 @@
 // (Inputs), the ResourceRequest being built, and the request answered.
 import { isStandardResourceClass } from '../../catalog/index.js';
 import { pyInt } from '../../rules/python.js';
-import type { CandidatesRequestInput } from '../candidates/candidates.types.js';
+import type { CandidatesRequestInput } from '../candidates/index.js';
 import { imageProp, type NovaImageMeta } from '../images/nova-image-meta.js';
 
 export interface FlavorSpec {

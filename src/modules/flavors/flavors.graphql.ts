@@ -6,11 +6,12 @@ import { connectionOptions, edgeOptions, offsetConnection } from '../common/conn
 import { DuplicateNameError, NotFoundError } from '../common/errors.graphql.js';
 import { defineMutation } from '../common/mutation.js';
 import { ProblemRef } from '../common/problem.graphql.js';
-import { QueryError } from '../common/query-error.js';
+import { RequestRefused } from '../common/errors.js';
+import { refusalData } from '../common/refusal.graphql.js';
 import { BootRequestError, buildBootRequest, type BootRequest, type FlavorSpec, type ImageSpec, type PlacementQuery } from './boot-request.js';
 import { bootCandidates, type BootCandidates } from './boot-candidates.js';
 import { CandidatesResultRef } from '../candidates/candidates.graphql.js';
-import { DEFAULT_MAX_CANDIDATES } from '../candidates/candidates.service.js';
+import { DEFAULT_MAX_CANDIDATES } from '../candidates/index.js';
 import * as service from './flavors.service.js';
 import type { ExtraSpecRow, FlavorRow } from './flavors.service.js';
 import type { ImageRow } from '../images/images.service.js';
@@ -164,7 +165,7 @@ async function flavorSpec(ctx: Context, flavor: FlavorRow): Promise<FlavorSpec> 
 async function imageSpec(ctx: Context, name: string | null | undefined): Promise<ImageSpec | null> {
   if (name == null) return null;
   const image: ImageRow | undefined = await ctx.loaders.images.byName.load(name);
-  if (!image) throw new QueryError(`Image ${name} could not be found.`, 404);
+  if (!image) throw new RequestRefused(`Image ${name} could not be found.`, 404);
   const properties = await ctx.loaders.images.properties.load(image.id);
   return { uuid: image.uuid, name: image.name, properties: properties.map((p) => [p.key, p.value] as const) };
 }
@@ -175,7 +176,7 @@ async function requestFor(ctx: Context, flavor: FlavorRow, imageName: string | n
   try {
     return buildBootRequest(await flavorSpec(ctx, flavor), image, { bootFromVolume });
   } catch (error) {
-    if (error instanceof BootRequestError) throw new QueryError(error.message);
+    if (error instanceof BootRequestError) throw new RequestRefused(error.message);
     throw error;
   }
 }
@@ -231,7 +232,7 @@ const BootCandidatesRef = builder.objectRef<BootCandidates>('BootCandidates').im
       type: CandidatesResultRef,
       nullable: true,
       description: "The candidates search's answer; null when Nova stops before asking Placement (see reasons).",
-      resolve: (b) => b.result as any,
+      resolve: (b) => (b.result instanceof RequestRefused ? refusalData(b.result) : b.result),
     }),
     usedFallback: t.exposeBoolean('usedFallback', { description: 'Whether these are the candidates of the VCPU fallback query (pinned CPUs found none).' }),
     reasons: t.exposeStringList('reasons', {
@@ -283,13 +284,13 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       const flavor = await ctx.loaders.flavors.byName.load(args.flavor);
-      if (!flavor) throw new QueryError(`Flavor ${args.flavor} could not be found.`, 404);
+      if (!flavor) throw new RequestRefused(`Flavor ${args.flavor} could not be found.`, 404);
       const answer = await bootCandidates(ctx.db, await flavorSpec(ctx, flavor), await imageSpec(ctx, args.image), {
         bootFromVolume: args.bootFromVolume ?? false,
         limit: args.limit,
         maxCandidates: ctx.limits?.maxCandidates ?? DEFAULT_MAX_CANDIDATES,
       });
-      if (answer.result?.kind === 'candidates') ctx.loaders.providers.prime(answer.result.providerSummaries.map((s) => s.provider));
+      if (answer.result && !(answer.result instanceof RequestRefused)) ctx.loaders.providers.prime(answer.result.providerSummaries.map((s) => s.provider));
       return answer;
     },
   }),

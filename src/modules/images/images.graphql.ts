@@ -4,7 +4,7 @@ import { connectionOptions, edgeOptions, offsetConnection } from '../common/conn
 import { DuplicateNameError, NotFoundError } from '../common/errors.graphql.js';
 import { defineMutation } from '../common/mutation.js';
 import { ProblemRef } from '../common/problem.graphql.js';
-import { QueryError } from '../common/query-error.js';
+import { RequestRefused } from '../common/errors.js';
 import { ResourceProviderRef } from '../providers/providers.graphql.js';
 import * as service from './images.service.js';
 import type { ImageProperty, ImageRow } from './images.service.js';
@@ -110,9 +110,9 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       const flavor = await ctx.loaders.flavors.byName.load(args.flavor);
-      if (!flavor) throw new QueryError(`Flavor ${args.flavor} could not be found.`, 404);
+      if (!flavor) throw new RequestRefused(`Flavor ${args.flavor} could not be found.`, 404);
       const image = await ctx.loaders.images.byName.load(args.image);
-      if (!image) throw new QueryError(`Image ${args.image} could not be found.`, 404);
+      if (!image) throw new RequestRefused(`Image ${args.image} could not be found.`, 404);
       return rebuildCheck(ctx.db, args.consumer, flavor, image);
     },
   }),

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { all, get, list, run } from '../../db/sql.js';
 import { canonicalUuid, normalizeCustomName, traitProblem } from '../../rules/names.js';
+import { isStandardTrait } from '../../catalog/index.js';
 import { DomainError, DuplicateName, InUse, InvalidInput, NotFound, RequestRefused, type Issue } from '../common/errors.js';
 import { MAX_PROVIDER_NAME_LENGTH, bumpGeneration, createProvider, deleteProvider, requireProvider } from '../providers/providers.service.js';
 import type { Page } from '../common/paging.js';
@@ -89,7 +90,7 @@ const missingTraitsMessage = (node: string, missing: string[]) =>
 
 function traitIssues(names: readonly string[], path: string): Issue[] {
   return names.flatMap((name, n) => {
-    const problem = traitProblem(name);
+    const problem = traitProblem(name, isStandardTrait(name));
     return problem ? [{ path: `${path}.${n}`, message: problem }] : [];
   });
 }
@@ -403,7 +404,7 @@ const FILTER_WHERE = `WHERE (@resourceClass IS NULL OR n.resource_class = @resou
 export function listNodes(db: Db, filter: NodeFilter, page: Page): { rows: NodeRow[]; totalCount: number } {
   for (const key of TRAIT_FILTERS) {
     (filter[key] ?? []).forEach((name, n) => {
-      const problem = traitProblem(name);
+      const problem = traitProblem(name, isStandardTrait(name));
       if (problem) throw new RequestRefused(`Invalid trait in filter.${key}.${n}: ${problem}.`);
     });
   }
