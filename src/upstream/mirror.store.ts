@@ -26,7 +26,7 @@ export function knownState(db: Db): KnownState {
     all<{ uuid: string }>(db, 'SELECT DISTINCT rp.uuid FROM inventories i JOIN resource_providers rp ON rp.id = i.resource_provider_id').map((r) => r.uuid),
   );
   const consumers = new Map(
-    all<{ uuid: string; project: string; user: string; type: string; generation: number }>(
+    all<{ uuid: string; project: string; user: string; type: string | null; generation: number }>(
       db,
       'SELECT uuid, project_id AS project, user_id AS user, consumer_type AS type, generation FROM consumers',
     ).map(({ uuid, ...meta }) => [uuid, meta]),

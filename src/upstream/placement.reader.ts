@@ -10,6 +10,7 @@
 //     consumer), and then that project's consumers are re-read one by one.
 import type { PlacementClient } from './placement.client.js';
 import { UpstreamError } from './placement.client.js';
+import { NO_CONSUMER_TYPE } from '../rules/names.js';
 
 export interface UpstreamProvider {
   uuid: string;
@@ -38,7 +39,8 @@ export interface ProviderDetail {
 export interface ConsumerMeta {
   project: string;
   user: string;
-  type: string;
+  /** null: no type (Placement shows such a consumer as `unknown` from 1.38). */
+  type: string | null;
   generation: number;
 }
 
@@ -237,7 +239,8 @@ const sameTotals = (a: Map<string, number>, b: Map<string, number>) => a.size ==
 /** Inventories, aggregates and (unless already known) traits of one provider. */
 /** A consumer's project, user, type and generation from its GET /allocations/{consumer} answer. */
 export function consumerMeta(c: any): ConsumerMeta {
-  return { project: c.project_id, user: c.user_id, type: c.consumer_type ?? 'INSTANCE', generation: c.consumer_generation ?? 0 };
+  const type = typeof c.consumer_type === 'string' && c.consumer_type !== NO_CONSUMER_TYPE ? c.consumer_type : null;
+  return { project: c.project_id, user: c.user_id, type, generation: c.consumer_generation ?? 0 };
 }
 
 export async function readDetail(client: PlacementClient, uuid: string, knownTraits?: string[]): Promise<ProviderDetail> {

@@ -13,6 +13,8 @@ export abstract class DomainError extends Error {
   abstract readonly typename: string;
   /** Placement's error code for the same failure. */
   code = 'placement.undefined_code';
+  /** Placement's own words for the same failure, where they differ from the message (its REST API's text). */
+  placement?: string;
 }
 
 export class NotFound extends DomainError {
@@ -46,8 +48,10 @@ export class GenerationConflict extends DomainError {
     readonly expected: number | null,
     readonly actual: number | null,
     message: string,
+    placement?: string,
   ) {
     super(message);
+    this.placement = placement;
   }
 }
 
@@ -69,8 +73,10 @@ export class CapacityExceeded extends DomainError {
     readonly used: number,
     readonly capacity: number,
     message: string,
+    placement?: string,
   ) {
     super(message);
+    this.placement = placement;
   }
 }
 

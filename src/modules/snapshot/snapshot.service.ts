@@ -5,7 +5,7 @@ import type { Db } from '../../db/client.js';
 import { bulkWrite } from '../../db/changes.js';
 import { all, get, run } from '../../db/sql.js';
 import { isStandardResourceClass, isStandardTrait } from '../../catalog/index.js';
-import { canonicalUuid, customNameProblem, isConsumerType } from '../../rules/names.js';
+import { canonicalUuid, customNameProblem, DEFAULT_CONSUMER_TYPE, isConsumerType } from '../../rules/names.js';
 import { DomainError, InvalidInput, type Issue } from '../common/errors.js';
 import { createFlavor, extraSpecsOfFlavors } from '../flavors/flavors.service.js';
 import { createImage, propertiesOfImages } from '../images/images.service.js';
@@ -52,7 +52,8 @@ export interface Snapshot {
   traits?: Record<string, string[]>;
   aggregates?: Record<string, string[]>;
   allocations?: Record<string, Record<string, Record<string, number>>>;
-  consumers?: Record<string, { project_id?: string; user_id?: string; consumer_type?: string; generation?: number }>;
+  /** A consumer's type defaults to INSTANCE, as in the oracle's scenarios; null is no type (written before Placement 1.38). */
+  consumers?: Record<string, { project_id?: string; user_id?: string; consumer_type?: string | null; generation?: number }>;
   resource_classes?: string[];
   custom_traits?: string[];
   flavors?: SnapshotFlavor[];
@@ -313,7 +314,8 @@ function addSnapshot(db: Db, snapshot: unknown) {
     if (!isObject(meta)) problem(path, 'must be an object {project_id, user_id, consumer_type}');
     else {
       for (const key of ['project_id', 'user_id', 'consumer_type'] as const) {
-        if (meta[key] !== undefined && (typeof meta[key] !== 'string' || meta[key] === '')) problem(`${path}.${key}`, 'must be a non-empty string');
+        if (key === 'consumer_type' && meta[key] === null) continue;
+        if (meta[key] !== undefined && (typeof meta[key] !== 'string' || meta[key] === '')) problem(`${path}.${key}`, key === 'consumer_type' ? 'must be a non-empty string, or null for no type' : 'must be a non-empty string');
       }
       if (typeof meta.consumer_type === 'string' && !isConsumerType(meta.consumer_type)) problem(`${path}.consumer_type`, 'must match ^[A-Z0-9_]+$ and be at most 255 characters');
       generation(meta.generation, `${path}.generation`);
@@ -417,7 +419,7 @@ function addSnapshot(db: Db, snapshot: unknown) {
           uuid,
           meta.project_id ?? DEFAULT_PROJECT_ID,
           meta.user_id ?? DEFAULT_USER_ID,
-          meta.consumer_type ?? 'INSTANCE',
+          meta.consumer_type === undefined ? DEFAULT_CONSUMER_TYPE : meta.consumer_type,
           meta.generation ?? 1,
         ).lastInsertRowid,
       );
@@ -512,7 +514,7 @@ export function exportSnapshot(db: Db): Required<Omit<Snapshot, 'consumers'>> & 
     ((allocations[r.consumer] ??= {})[r.provider] ??= {})[r.rc] = r.used;
   }
   const consumers: NonNullable<Snapshot['consumers']> = {};
-  for (const c of all<{ uuid: string; project_id: string; user_id: string; consumer_type: string; generation: number }>(db, 'SELECT uuid, project_id, user_id, consumer_type, generation FROM consumers ORDER BY id')) {
+  for (const c of all<{ uuid: string; project_id: string; user_id: string; consumer_type: string | null; generation: number }>(db, 'SELECT uuid, project_id, user_id, consumer_type, generation FROM consumers ORDER BY id')) {
     consumers[c.uuid] = { project_id: c.project_id, user_id: c.user_id, consumer_type: c.consumer_type, generation: c.generation };
   }
   const flavorRows = all<{ id: number; name: string; vcpus: number; memory_mb: number; root_gb: number; ephemeral_gb: number; swap_mb: number; is_public: number }>(
