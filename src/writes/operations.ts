@@ -68,6 +68,7 @@ export const OPERATIONS = {
   setProviderAggregates: operation({ apply: aggregates.setProviderAggregates, events: (p) => [providerChanged('setProviderAggregates', p.uuid, 'AGGREGATES')] }),
   setAllocations: operation({ apply: allocations.setAllocations, events: (r, input) => [usageChanged('setAllocations', input.consumerUuid, r.providerUuids)] }),
   deleteAllocations: operation({ apply: allocations.deleteAllocations, events: (r, consumerUuid) => [usageChanged('deleteAllocations', consumerUuid, r.providerUuids)] }),
+  writeAllocations: operation({ apply: allocations.writeAllocations, events: (r) => r.consumers.map((c) => usageChanged('writeAllocations', c.consumerUuid, c.providerUuids)) }),
   createTrait: operation({ apply: traits.createTrait }),
   deleteTrait: operation({ apply: traits.deleteTrait }),
   createResourceClass: operation({ apply: resourceClasses.createResourceClass }),
