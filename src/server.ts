@@ -103,6 +103,7 @@ export function createServer(options: ServerOptions): Server {
     tokens: access.tokens,
     cors: corsPolicy(options.corsOrigins ?? []),
     maxBodyBytes: limits.maxBodyBytes,
+    maxCandidates: limits.maxCandidates,
     observe: (route, status, seconds) => {
       metrics.observe(`REST ${route}`, 'rest', seconds, status >= 500);
       log?.({ level: status >= 500 ? 'error' : 'info', operation: `REST ${route}`, type: 'rest', status, durationMs: Math.round(seconds * 1e4) / 10 });

@@ -132,3 +132,36 @@ const reshaper = (allocations: Schema): Schema => ({
 export const POST_RESHAPER_SCHEMA = reshaper(postAllocations(ALLOCATION_SCHEMA_V1_28, 0));
 export const POST_RESHAPER_SCHEMA_V1_34 = reshaper(postAllocations(ALLOCATION_SCHEMA_V1_34, 0));
 export const POST_RESHAPER_SCHEMA_V1_38 = reshaper(postAllocations(ALLOCATION_SCHEMA_V1_38, 0));
+
+// schemas/allocation_candidate.py: the query string of GET /allocation_candidates by microversion.
+const STRING: Schema = { type: 'string' };
+const GET_SCHEMA_1_10: Schema = { type: 'object', properties: { resources: STRING }, required: ['resources'], additionalProperties: false };
+const LIMIT: Schema = { type: ['integer', 'string'], pattern: '^[1-9][0-9]*$', minimum: 1, minLength: 1 };
+const GET_SCHEMA_1_16: Schema = { ...GET_SCHEMA_1_10, properties: { resources: STRING, limit: LIMIT } };
+const GET_SCHEMA_1_17: Schema = { ...GET_SCHEMA_1_10, properties: { resources: STRING, limit: LIMIT, required: { type: ['string'] } } };
+const GET_SCHEMA_1_21: Schema = { ...GET_SCHEMA_1_10, properties: { ...(GET_SCHEMA_1_17.properties as Schema), member_of: { type: ['string'] } } };
+const groupKeys = (prefixes: string[], suffix: string): Schema => Object.fromEntries(prefixes.map((p) => [`^${p}(${suffix})?$`, STRING]));
+const GROUP_PAT = '[1-9][0-9]*';
+const BASE_1_25 = { limit: LIMIT, group_policy: { type: 'string', enum: ['none', 'isolate'] } };
+const GET_SCHEMA_1_25: Schema = { type: 'object', properties: BASE_1_25, additionalProperties: false, patternProperties: groupKeys(['resources', 'required', 'member_of'], GROUP_PAT) };
+const GET_SCHEMA_1_31: Schema = { ...GET_SCHEMA_1_25, patternProperties: groupKeys(['resources', 'required', 'member_of', 'in_tree'], GROUP_PAT) };
+const GET_SCHEMA_1_33: Schema = { ...GET_SCHEMA_1_25, patternProperties: groupKeys(['resources', 'required', 'member_of', 'in_tree'], GROUP_PAT_1_33) };
+const GET_SCHEMA_1_35: Schema = { ...GET_SCHEMA_1_33, properties: { ...BASE_1_25, root_required: { type: ['string'] } } };
+const GET_SCHEMA_1_36: Schema = { ...GET_SCHEMA_1_33, properties: { ...BASE_1_25, root_required: { type: ['string'] }, same_subtree: { type: ['string'] } } };
+
+/** The schema of GET /allocation_candidates' query string at microversion 1.minor (from 1.10). */
+export function allocationCandidatesQuerySchema(minor: number): Schema {
+  const [, schema] = CANDIDATE_SCHEMAS.find(([from]) => minor >= from)!;
+  return schema;
+}
+const CANDIDATE_SCHEMAS: [number, Schema][] = [
+  [36, GET_SCHEMA_1_36],
+  [35, GET_SCHEMA_1_35],
+  [33, GET_SCHEMA_1_33],
+  [31, GET_SCHEMA_1_31],
+  [25, GET_SCHEMA_1_25],
+  [21, GET_SCHEMA_1_21],
+  [17, GET_SCHEMA_1_17],
+  [16, GET_SCHEMA_1_16],
+  [0, GET_SCHEMA_1_10],
+];

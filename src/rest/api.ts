@@ -35,6 +35,8 @@ export interface PlacementApiOptions {
   cors?: CorsPolicy;
   /** Request bodies past this many bytes are refused with 413. */
   maxBodyBytes: number;
+  /** The most allocation requests one candidate search may build. */
+  maxCandidates?: number;
   /** Told of each request answered: the route's template ("GET /resource_providers/{uuid}"), the status, the time taken. */
   observe?: (route: string, status: number, seconds: number) => void;
 }
@@ -152,7 +154,7 @@ export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
       async (body) => {
         if (body === null) return fail(new PlacementError(413, `The request body is larger than ${options.maxBodyBytes} bytes.`), true);
         const query = queryAt < 0 ? '' : url.slice(queryAt + 1);
-        const rest = new RestRequest(options.db, options.writes, request.method!, path, query, accept, headers['content-type'], body, version.minor, role, matched.params);
+        const rest = new RestRequest(options.db, options.writes, request.method!, path, query, accept, headers['content-type'], body, version.minor, role, matched.params, options.maxCandidates);
         let answer: Answer;
         try {
           answer = await matched.handler!(rest);

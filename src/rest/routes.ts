@@ -10,6 +10,7 @@ import * as usages from './handlers/usages.js';
 import * as aggregates from './handlers/aggregates.js';
 import * as traits from './handlers/traits.js';
 import * as allocations from './handlers/allocations.js';
+import * as allocationCandidates from './handlers/allocation-candidates.js';
 
 export type Handler = (request: RestRequest) => Answer | Promise<Answer>;
 
@@ -28,6 +29,7 @@ const DECLARATIONS: [string, Record<string, Handler>][] = [
   ['/resource_providers/{uuid}/allocations', { GET: allocations.ofProvider }],
   ['/allocations', { POST: allocations.replaceMany }],
   ['/allocations/{consumer_uuid}', { GET: allocations.ofConsumer, PUT: allocations.replace, DELETE: allocations.remove }],
+  ['/allocation_candidates', { GET: allocationCandidates.list }],
   ['/traits', { GET: traits.list }],
   ['/traits/{name}', { GET: traits.show, PUT: traits.create, DELETE: traits.remove }],
   ['/resource_providers/{uuid}/traits', { GET: traits.ofProvider, PUT: traits.replaceOfProvider, DELETE: traits.removeOfProvider }],

@@ -100,6 +100,8 @@ export class RequestRefused extends Error {
     readonly status = 400,
     /** Placement's text as it writes it in its REST answer's detail (the message may be whitespace-collapsed). */
     readonly detail = message,
+    /** Placement's error code for this refusal, where it gives one. */
+    readonly code = 'placement.undefined_code',
   ) {
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;

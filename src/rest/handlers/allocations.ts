@@ -18,6 +18,7 @@ import type { PyDict, PyValue } from '../../rules/python.js';
 import { firstReason, PlacementError } from '../errors.js';
 import { readPolicy, writePolicy, type Answer, type RestRequest } from '../request.js';
 import * as schemas from '../allocation-schemas.js';
+import type { Schema } from '../json-schema.js';
 
 const ALLOC_LIST = readPolicy('placement:allocations:list');
 const ALLOC_MANAGE = writePolicy('placement:allocations:manage');
@@ -97,7 +98,7 @@ function refusal(error: unknown, notFound: (message: string) => string): unknown
   return error;
 }
 
-const PUT_SCHEMAS: [number, (typeof schemas)[keyof typeof schemas]][] = [
+const PUT_SCHEMAS: [number, Schema][] = [
   [38, schemas.ALLOCATION_SCHEMA_V1_38],
   [34, schemas.ALLOCATION_SCHEMA_V1_34],
   [28, schemas.ALLOCATION_SCHEMA_V1_28],
