@@ -7,7 +7,7 @@
 // with Placement's database once loaded through its API.
 // Knobs: BENCH_SIZES=1000,10000  BENCH_REPEAT=20  BENCH_PLACEMENT=0 (skip Placement)  BENCH_PLACEMENT_REPEAT=5
 //        BENCH_GATEWAY=0 (skip the gateway sync)  BENCH_INPROCESS=0 (skip the in-process table)  BENCH_THROUGHPUT=0  BENCH_LOAD=0
-//        BENCH_CANDIDATES=0 (skip the candidate tags, e.g. to time capacity alone)  BENCH_CAPACITY=0
+//        BENCH_CANDIDATES=0 (skip the candidate tags, e.g. to time capacity alone)  BENCH_CAPACITY=0  BENCH_REST=0 (skip the REST API's small requests)
 // Medians and p95 (nearest rank) are over all runs of a tag's queries.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,7 @@ import { capacityBench } from './capacity.js';
 import { runLoad } from './load.js';
 import { scenarioText } from './generate.js';
 import { gatewayBench } from './gateway.js';
+import { restTable, timeSmallRequests } from './rest.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = join(ROOT, 'bench/.cache');
@@ -258,6 +259,7 @@ async function benchSize(size: number, withPlacement: boolean) {
   const http = await timeHttp(ours, placement, queries);
   const one = scenario.providers.find((p: { parent: string | null }) => p.parent !== null) ?? scenario.providers[0];
   const small = await timeSmall(ours, placement, one.uuid);
+  const rest = process.env.BENCH_REST === '0' ? null : await timeSmallRequests(ours.url, one.uuid);
   await ours.stop();
   await placement?.stop();
 
@@ -281,6 +283,7 @@ async function benchSize(size: number, withPlacement: boolean) {
       (placement ? ` ${fmt(median(small.placementLookup))} | ${fmt(percentile(small.placementLookup, 95))} | ${ratioText(lookupRatio)} |` : ''),
   );
   console.log(`\n\`{ __typename }\`: median ${fmt(median(small.typename))} ms; \`/health\`: median ${fmt(median(small.health))} ms.`);
+  if (rest) console.log(`\n### Placement's REST API: small requests next to /health (one keep-alive client each)\n\n${restTable(rest)}`);
   if (placement) {
     const worst = Math.min(...rows.map((r) => r.ratio as number).filter((x) => x !== null), ...(lookupRatio ? [lookupRatio] : []));
     console.log(`Worst ratio: ${ratioText(worst)}. Answers (status and number of allocation requests) ${http.disagree.length ? `differ on ${http.disagree.join(', ')}` : `agree on all ${queries.length} queries`}.`);

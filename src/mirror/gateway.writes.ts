@@ -36,7 +36,7 @@ async function refusal(gateway: Gateway, error: unknown, subject: Subject): Prom
   if (error instanceof UpstreamUnreachable) return new UpstreamUnavailable(error.message);
   if (!(error instanceof UpstreamError)) return error as Error;
   const { status, code, detail } = error;
-  const withCode = <E extends DomainError>(e: E) => ((e.code = code), e);
+  const withCode = <E extends DomainError>(e: E) => ((e.code = code), (e.upstream = { status, text: error.placementText }), e);
   if (status === 404) return withCode(new NotFound(subject.kind ?? 'resource provider', subject.key ?? `uuid=${subject.provider}`, detail));
   if (status === 400) return withCode(new InvalidInput([{ path: '', message: detail }]));
   if (status === 409 && code === 'placement.concurrent_update') {

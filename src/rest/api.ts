@@ -10,6 +10,7 @@ import type { Role } from '../modules/common/caller.js';
 import { negotiateVersion } from '../rules/microversion.js';
 import { pyInt } from '../rules/python.js';
 import type { Writes } from '../writes/operations.js';
+import { DomainError, UpstreamUnavailable } from '../modules/common/errors.js';
 import { preflightHeaders, withCorsHeaders, type CorsPolicy } from './cors.js';
 import { errorBody, PlacementError, unauthorizedBody, type ErrorEnviron } from './errors.js';
 import { RestRequest, type Answer } from './request.js';
@@ -71,8 +72,29 @@ function pathInfo(pathname: string): string {
   return path.replace(/\/{2,}/g, '/');
 }
 
+/**
+ * The write port as the handlers use it: in gateway mode a refusal of the live Placement is answered
+ * as Placement answered it (its status, code and text), and Placement out of reach is a 503.
+ */
+function asPlacementAnswers(writes: Writes): Writes {
+  const wrapped: Record<string, (input: never) => Promise<unknown>> = {};
+  for (const [name, write] of Object.entries(writes) as [string, (input: never) => Promise<unknown>][]) {
+    wrapped[name] = async (input) => {
+      try {
+        return await write(input);
+      } catch (error) {
+        if (error instanceof DomainError && error.upstream) throw new PlacementError(error.upstream.status, error.upstream.text, { code: error.code });
+        if (error instanceof UpstreamUnavailable) throw new PlacementError(503, error.message);
+        throw error;
+      }
+    };
+  }
+  return wrapped as unknown as Writes;
+}
+
 export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
   const open = options.tokens.size === 0;
+  const writes = asPlacementAnswers(options.writes);
   return (request, response) => {
     const started = performance.now();
     const url = request.url!;
@@ -80,29 +102,29 @@ export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
     const pathname = queryAt < 0 ? url : url.slice(0, queryAt);
     const path = pathInfo(pathname);
     const headers = request.headers;
-    const accept = headers.accept === undefined || headers.accept === '*/*' ? 'application/json' : headers.accept;
+    const accept = !headers.accept || headers.accept === '*/*' ? 'application/json' : headers.accept;
     const environ: ErrorEnviron = { method: request.method!, accept, contentType: headers['content-type'] ?? 'None', minor: null, requestId: `req-${randomUUID()}` };
     let route = 'unrouted';
     const origin = options.cors?.allows(headers.origin) ? headers.origin! : null;
 
     const send = (status: number, contentType: string | null, body: string, more: [string, string][] = []) => {
-      const out: [string, string][] = [];
-      const bytes = request.method === 'HEAD' ? '' : body;
+      let out: [string, string][] = [];
+      let bytes = request.method === 'HEAD' ? '' : body;
       out.push(['content-length', String(Buffer.byteLength(bytes))]);
       if (contentType) out.push(['content-type', contentType]);
       out.push(...more, ['x-openstack-request-id', environ.requestId]);
-      let final = out;
       if (options.cors && request.method === 'OPTIONS') {
         // Placement's CORS middleware answers every OPTIONS itself: a failure of the API becomes an
         // empty 200, with the preflight's headers for an allowed origin.
         if (status < 200 || status >= 300) {
           status = 200;
-          final = [['content-length', '0'], ['x-openstack-request-id', environ.requestId]];
+          bytes = '';
+          out = [['content-length', '0'], ['x-openstack-request-id', environ.requestId]];
         }
-        if (origin) final.push(...preflightHeaders(origin, headers));
-      } else if (origin) final = withCorsHeaders(origin, final);
-      response.writeHead(status, final.flat());
-      response.end(request.method === 'HEAD' ? undefined : bytes);
+        if (origin) out.push(...preflightHeaders(origin, headers));
+      } else if (origin) out = withCorsHeaders(origin, out);
+      response.writeHead(status, out.flat());
+      response.end(bytes);
       options.observe?.(route, status, (performance.now() - started) / 1000);
     };
 
@@ -154,7 +176,7 @@ export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
       async (body) => {
         if (body === null) return fail(new PlacementError(413, `The request body is larger than ${options.maxBodyBytes} bytes.`), true);
         const query = queryAt < 0 ? '' : url.slice(queryAt + 1);
-        const rest = new RestRequest(options.db, options.writes, request.method!, path, query, accept, headers['content-type'], body, version.minor, role, matched.params, options.maxCandidates);
+        const rest = new RestRequest(options.db, writes, request.method!, path, query, accept, headers['content-type'], body, version.minor, role, matched.params, options.maxCandidates);
         let answer: Answer;
         try {
           answer = await matched.handler!(rest);
@@ -166,7 +188,10 @@ export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
           return fail(new PlacementError(500, 'The server failed to answer this request; its log says why.', { outsideHandler: true }), true);
         }
         const more: [string, string][] = [];
-        if (answer.lastModified && version.minor >= 15) more.push(['last-modified', answer.lastModified.toUTCString()], ['cache-control', 'no-cache']);
+        if (version.minor >= 15) {
+          if (answer.lastModified) more.push(['last-modified', answer.lastModified.toUTCString()]);
+          if (answer.lastModified || answer.noCache) more.push(['cache-control', 'no-cache']);
+        }
         if (answer.location) more.push(['location', `http://${headers.host ?? 'localhost'}${PLACEMENT_PREFIX}${answer.location}`]);
         more.push([VERSION_HEADER, `placement 1.${version.minor}`], ['vary', VERSION_HEADER]);
         send(answer.status, answer.body === undefined ? null : 'application/json', answer.body ?? '', more);

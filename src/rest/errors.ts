@@ -22,6 +22,7 @@ const STATUSES: Record<number, { title: string; explanation?: string; template?:
   413: { title: 'Request Entity Too Large', explanation: 'The body of your request was too large for this server.' },
   415: { title: 'Unsupported Media Type', template: 'The request media type ${CONTENT_TYPE} is not supported by this server.\n<br /><br />\n${detail}' },
   500: { title: 'Internal Server Error', explanation: 'The server has either erred or is incapable of performing the requested operation.' },
+  503: { title: 'Service Unavailable', explanation: 'The server is currently unavailable. Please try again at a later time.' },
 };
 
 /** Placement's error code when none is more precise (errors.DEFAULT). */

@@ -28,8 +28,10 @@ export const writePolicy = (name: string): Policy => ({ name, admin: true });
 export interface Answer {
   status: number;
   body?: string;
-  /** Sent from microversion 1.15 where Placement sends them. */
+  /** Sent from microversion 1.15 where Placement sends them (with cache-control: no-cache). */
   lastModified?: Date;
+  /** Cache-control: no-cache from 1.15 without a Last-Modified (Placement has no time for an empty list of inventories). */
+  noCache?: boolean;
   /** A path below the API's root; sent as an absolute URL, as webob does. */
   location?: string;
 }

@@ -19,6 +19,8 @@ export class UpstreamError extends Error {
     readonly detail: string,
     readonly method: string,
     readonly path: string,
+    /** Placement's own text, as its error's detail holds it after webob's explanation of the status. */
+    readonly placementText = detail,
   ) {
     super(`${method} ${path}: ${status} ${detail}`);
   }
@@ -68,8 +70,8 @@ export class PlacementClient {
   async call<T = any>(method: string, path: string, body?: unknown, microversion = this.microversion): Promise<T> {
     const res = await this.send(method, path, body, microversion);
     if (res.status >= 200 && res.status < 300) return (res.body.length ? JSON.parse(res.body.toString('utf8')) : null) as T;
-    const { code, detail } = placementError(res);
-    throw new UpstreamError(res.status, code, detail, method, path);
+    const { code, detail, text } = placementError(res);
+    throw new UpstreamError(res.status, code, detail, method, path, text);
   }
 
   close() {
@@ -92,14 +94,22 @@ export class PlacementClient {
   }
 }
 
-/** Placement's error body: {"errors": [{"status", "code", "detail", "title"}]}. */
-function placementError(res: HttpResponse): { code: string; detail: string } {
+/**
+ * Placement's error body: {"errors": [{"status", "code", "detail", "title"}]}; detail is webob's
+ * explanation of the status, a blank line, then Placement's text (kept as it is, as `text`).
+ */
+function placementError(res: HttpResponse): { code: string; detail: string; text: string } {
   try {
     const first = JSON.parse(res.body.toString('utf8'))?.errors?.[0];
-    if (first) return { code: first.code ?? 'placement.undefined_code', detail: String(first.detail ?? first.title ?? '').replace(/\s+/g, ' ').trim() };
+    if (first) {
+      const raw = String(first.detail ?? first.title ?? '');
+      const blank = raw.indexOf('\n\n ');
+      const text = (blank < 0 ? raw : raw.slice(blank + 3)).replace(/ {2}$/, '');
+      return { code: first.code ?? 'placement.undefined_code', detail: raw.replace(/\s+/g, ' ').trim(), text };
+    }
   } catch {
     // not JSON: a proxy's page, for example
   }
-  return { code: 'placement.undefined_code', detail: `HTTP ${res.status}` };
+  return { code: 'placement.undefined_code', detail: `HTTP ${res.status}`, text: `HTTP ${res.status}` };
 }
 

@@ -15,6 +15,8 @@ export abstract class DomainError extends Error {
   code = 'placement.undefined_code';
   /** Placement's own words for the same failure, where they differ from the message (its REST API's text). */
   placement?: string;
+  /** The refusal of a live Placement this one stands for (gateway mode): its status and its own text. */
+  upstream?: { status: number; text: string };
 }
 
 export class NotFound extends DomainError {

@@ -79,46 +79,65 @@ export interface ProviderFilter {
   resources?: ResourceAmount[] | null;
 }
 
-/** A WHERE clause over `rp` with its parameters, built from a filter; Placement's listing semantics. */
+/** A clause no provider matches. */
+const NOTHING = { where: 'WHERE 0', params: [] as unknown[] };
+
+/**
+ * A WHERE clause over `rp` with its parameters, built from a filter; Placement's listing semantics,
+ * in the order Placement applies them: an unknown in_tree, required traits no provider has, or
+ * aggregates no provider is in mean no provider, before the names checked after them are looked up.
+ */
 export function filterClause(db: Db, filter: ProviderFilter): { where: string; params: unknown[] } {
   const conditions: string[] = [];
   const params: unknown[] = [];
   const { required = [], forbidden = [], anyOf = [], resources = [] } = filter;
 
-  const traitIds = resolveTraitIds(db, [...(required ?? []), ...(forbidden ?? []), ...(anyOf ?? []).flat()], 'required');
-  const classIds = resolveResourceClassIds(db, resources ?? []);
-
   // As in Placement, an empty name filters nothing.
   if (filter.name) conditions.push('rp.name = ?'), params.push(filter.name);
   if (filter.uuid != null) conditions.push('rp.uuid = ?'), params.push(filter.uuid);
   if (filter.inTree != null) {
-    conditions.push('rp.root_id = (SELECT root_id FROM resource_providers WHERE uuid = ?)');
-    params.push(filter.inTree);
+    const tree = get<{ rootId: number }>(db, 'SELECT root_id AS rootId FROM resource_providers WHERE uuid = ?', filter.inTree);
+    if (!tree) return NOTHING;
+    conditions.push('rp.root_id = ?');
+    params.push(tree.rootId);
+  }
+  const hasTraits = `SELECT COUNT(*) FROM provider_traits pt WHERE pt.resource_provider_id = rp.id AND pt.trait_id IN (SELECT value FROM json_each(?))`;
+  const wanted = resolveTraitIds(db, [...(required ?? []), ...(anyOf ?? []).flat()], 'required');
+  const traitConditions: string[] = [];
+  const traitParams: unknown[] = [];
+  if (required?.length) {
+    const ids = [...new Set(required.map((t) => wanted.get(t)!))];
+    traitConditions.push(`(${hasTraits}) = ?`);
+    traitParams.push(list(ids), ids.length);
+  }
+  for (const anyTraits of anyOf ?? []) {
+    traitConditions.push(`(${hasTraits}) > 0`);
+    traitParams.push(list(anyTraits.map((t) => wanted.get(t)!)));
+  }
+  if (traitConditions.length) {
+    if (!get(db, `SELECT 1 FROM resource_providers rp WHERE ${traitConditions.join(' AND ')} LIMIT 1`, ...traitParams)) return NOTHING;
+    conditions.push(...traitConditions);
+    params.push(...traitParams);
+  }
+  if (forbidden?.length) {
+    const ids = resolveTraitIds(db, forbidden, 'required');
+    conditions.push(`(${hasTraits}) = 0`);
+    params.push(list(forbidden.map((t) => ids.get(t)!)));
   }
   const inAggregates = `SELECT pa.resource_provider_id FROM provider_aggregates pa JOIN aggregates a ON a.id = pa.aggregate_id
     WHERE a.uuid IN (SELECT value FROM json_each(?))`;
-  for (const anyAggregate of filter.memberOf ?? []) {
-    conditions.push(`rp.id IN (${inAggregates})`);
-    params.push(list(anyAggregate));
+  if (filter.memberOf?.length) {
+    const aggregateConditions = filter.memberOf.map(() => `rp.id IN (${inAggregates})`);
+    const aggregateParams = filter.memberOf.map((anyAggregate) => list(anyAggregate));
+    if (!get(db, `SELECT 1 FROM resource_providers rp WHERE ${aggregateConditions.join(' AND ')} LIMIT 1`, ...aggregateParams)) return NOTHING;
+    conditions.push(...aggregateConditions);
+    params.push(...aggregateParams);
   }
   if (filter.notMemberOf?.length) {
     conditions.push(`rp.id NOT IN (${inAggregates})`);
     params.push(list(filter.notMemberOf));
   }
-  const hasTraits = `SELECT COUNT(*) FROM provider_traits pt WHERE pt.resource_provider_id = rp.id AND pt.trait_id IN (SELECT value FROM json_each(?))`;
-  if (required?.length) {
-    const ids = [...new Set(required.map((t) => traitIds.get(t)!))];
-    conditions.push(`(${hasTraits}) = ?`);
-    params.push(list(ids), ids.length);
-  }
-  if (forbidden?.length) {
-    conditions.push(`(${hasTraits}) = 0`);
-    params.push(list(forbidden.map((t) => traitIds.get(t)!)));
-  }
-  for (const anyTraits of anyOf ?? []) {
-    conditions.push(`(${hasTraits}) > 0`);
-    params.push(list(anyTraits.map((t) => traitIds.get(t)!)));
-  }
+  const classIds = resolveResourceClassIds(db, resources ?? []);
   for (const { resourceClass, amount } of resources ?? []) {
     conditions.push(`EXISTS (SELECT 1 FROM inventories i WHERE i.resource_provider_id = rp.id AND i.resource_class_id = ?
       AND ${fitsSql('i', '(SELECT COALESCE(SUM(a.used), 0) FROM allocations a WHERE a.resource_provider_id = rp.id AND a.resource_class_id = i.resource_class_id)')})`);

@@ -13,7 +13,7 @@ export interface TraitRow {
 }
 
 export interface TraitFilter {
-  /** Names starting with this (Placement's name=startswith:). */
+  /** Names starting with this (Placement's name=startswith:, an SQL LIKE: ASCII letters in any case, _ and % as wildcards). */
   prefix?: string | null;
   /** Only names in this list (Placement's name=in:). */
   names?: string[] | null;
@@ -27,7 +27,7 @@ export function listTraits(db: Db, filter: TraitFilter): TraitRow[] {
   return all<TraitRow>(
     db,
     `SELECT t.id, t.name, t.standard FROM traits t
-     WHERE (@prefix IS NULL OR substr(t.name, 1, length(@prefix)) = @prefix)
+     WHERE (@prefix IS NULL OR t.name LIKE @prefix || '%')
        AND (@names IS NULL OR t.name IN (SELECT value FROM json_each(@names)))
        AND (@associated IS NULL OR EXISTS (SELECT 1 FROM provider_traits pt WHERE pt.trait_id = t.id) = @associated)
        AND (@custom IS NULL OR t.standard = NOT @custom)

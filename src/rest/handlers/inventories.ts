@@ -40,6 +40,9 @@ function given(data: PyDict): { fields: Record<string, PyValue>; input: Omit<Inv
   return { fields, input };
 }
 
+/** A list of inventories was modified now; an empty one has no time (Placement sends only cache-control). */
+const modified = (count: number): Pick<Answer, 'lastModified' | 'noCache'> => (count ? { lastModified: new Date() } : { noCache: true });
+
 /** ResourceProvider.get_by_uuid where the handler catches it: "No resource provider with uuid X found : ...". */
 function providerOrNotFound(request: RestRequest, uuid: string) {
   const provider = providerByUuid(request.db, uuid);
@@ -57,8 +60,9 @@ export function list(request: RestRequest): Answer {
   request.acceptJson();
   request.can(LIST);
   const provider = providerOrNotFound(request, request.params.uuid);
-  const inventories = Object.fromEntries(inventoriesOf(request.db, [provider.id]).map((i) => [i.resourceClass, stored(i)]));
-  return { status: 200, body: pyJsonDumps({ resource_provider_generation: provider.generation, inventories }), lastModified: new Date() };
+  const rows = inventoriesOf(request.db, [provider.id]);
+  const inventories = Object.fromEntries(rows.map((i) => [i.resourceClass, stored(i)]));
+  return { status: 200, body: pyJsonDumps({ resource_provider_generation: provider.generation, inventories }), ...modified(rows.length) };
 }
 
 export function show(request: RestRequest): Answer {
@@ -114,7 +118,7 @@ export async function replaceAll(request: RestRequest): Promise<Answer> {
     throw error;
   }
   const inventories = Object.fromEntries(records.map((r) => [r.resourceClass, r.fields as Record<string, PyJsonWritable>]));
-  return { status: 200, body: pyJsonDumps({ resource_provider_generation: providerByUuid(request.db, uuid)!.generation, inventories }), lastModified: new Date() };
+  return { status: 200, body: pyJsonDumps({ resource_provider_generation: providerByUuid(request.db, uuid)!.generation, inventories }), ...modified(records.length) };
 }
 
 export async function update(request: RestRequest): Promise<Answer> {
