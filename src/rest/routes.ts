@@ -11,6 +11,7 @@ import * as aggregates from './handlers/aggregates.js';
 import * as traits from './handlers/traits.js';
 import * as allocations from './handlers/allocations.js';
 import * as allocationCandidates from './handlers/allocation-candidates.js';
+import * as reshaper from './handlers/reshaper.js';
 
 export type Handler = (request: RestRequest) => Answer | Promise<Answer>;
 
@@ -34,6 +35,7 @@ const DECLARATIONS: [string, Record<string, Handler>][] = [
   ['/traits/{name}', { GET: traits.show, PUT: traits.create, DELETE: traits.remove }],
   ['/resource_providers/{uuid}/traits', { GET: traits.ofProvider, PUT: traits.replaceOfProvider, DELETE: traits.removeOfProvider }],
   ['/usages', { GET: allocations.totals }],
+  ['/reshaper', { POST: reshaper.reshape }],
 ];
 
 interface Route {

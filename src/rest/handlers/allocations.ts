@@ -69,7 +69,7 @@ export function ofProvider(request: RestRequest): Answer {
 }
 
 /** One consumer's part of a request body, as the microversion has it. */
-function consumerAllocations(request: RestRequest, consumerUuid: string, data: PyDict): ConsumerAllocations {
+export function consumerAllocations(request: RestRequest, consumerUuid: string, data: PyDict): ConsumerAllocations {
   const given = data.get('allocations')!;
   let allocations: ProviderAllocationInput[];
   if (Array.isArray(given)) {
