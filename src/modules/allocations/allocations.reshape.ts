@@ -13,6 +13,8 @@ export interface ReshapeInput {
   inventories: { providerUuid: string; generation: number; inventories: InventoryInput[] }[];
   /** The consumers whose allocations move, each with its complete new set (as POST /allocations has them). */
   allocations: ConsumerAllocations[];
+  /** The microversion the request was read at (gateway mode sends it to Placement at the same one). */
+  minor: number;
 }
 
 /** A provider named among the inventories does not exist: Placement's 400, with its code. */

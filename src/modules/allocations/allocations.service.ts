@@ -280,7 +280,16 @@ function providerUuidsOf(db: Db, consumerUuid: string): string[] {
  * requests were read at: consumer generations and creation, providers, then classes, inventories,
  * units and capacity, each refusal being Placement's first.
  */
-export function writeAllocations(db: Db, requests: readonly ConsumerAllocations[]): AllocationsWritten {
+export interface WriteAllocationsInput {
+  consumers: ConsumerAllocations[];
+  /** The microversion the request was read at (gateway mode sends it to Placement at the same one). */
+  minor: number;
+  /** Several consumers at once (POST /allocations) rather than one (PUT /allocations/{consumer}). */
+  several: boolean;
+}
+
+export function writeAllocations(db: Db, input: WriteAllocationsInput): AllocationsWritten {
+  const requests = input.consumers;
   const before = new Map(requests.map((r) => [r.consumerUuid, providerUuidsOf(db, r.consumerUuid)]));
   const ensured = ensureConsumers(db, requests);
   const planned = planAllocations(db, ensured);
@@ -355,7 +364,7 @@ export function setAllocations(db: Db, input: SetAllocationsInput): { consumer: 
   );
   if (issues.length) throw new InvalidInput(issues);
 
-  const [written] = writeAllocations(db, [{ ...input, consumerType }]).consumers;
+  const [written] = writeAllocations(db, { consumers: [{ ...input, consumerType }], minor: 38, several: false }).consumers;
   return { consumer: written.consumer, providerUuids: written.providerUuids };
 }
 
@@ -399,7 +408,7 @@ export type UsageGrouping = 'PROJECT' | 'USER' | 'CONSUMER_TYPE';
 export interface UsageTotal {
   key: string;
   consumerCount: number;
-  resources: { resourceClass: string; used: number }[];
+  resources: { resourceClass: string; classId: number; used: number }[];
 }
 
 const GROUP_COLUMN: Record<UsageGrouping, string> = { PROJECT: 'c.project_id', USER: 'c.user_id', CONSUMER_TYPE: `COALESCE(c.consumer_type, '${NO_CONSUMER_TYPE}')` };
@@ -411,12 +420,12 @@ const GROUP_COLUMN: Record<UsageGrouping, string> = { PROJECT: 'c.project_id', U
  */
 export function usageTotals(db: Db, groupBy: UsageGrouping, where: { projectId?: string | null; userId?: string | null; consumerType?: string | null }): UsageTotal[] {
   const column = GROUP_COLUMN[groupBy];
-  const rows = all<{ key: string; resourceClass: string; used: number; consumerCount: number }>(
+  const rows = all<{ key: string; resourceClass: string; classId: number; used: number; consumerCount: number }>(
     db,
     `WITH picked AS (SELECT c.id, ${column} AS key FROM consumers c
         WHERE (@projectId IS NULL OR c.project_id = @projectId) AND (@userId IS NULL OR c.user_id = @userId)
           AND (@consumerType IS NULL OR COALESCE(c.consumer_type, '${NO_CONSUMER_TYPE}') = @consumerType))
-     SELECT p.key, rc.name AS resourceClass, SUM(a.used) AS used,
+     SELECT p.key, rc.name AS resourceClass, rc.id AS classId, SUM(a.used) AS used,
        (SELECT COUNT(*) FROM picked q WHERE q.key = p.key AND EXISTS (SELECT 1 FROM allocations x WHERE x.consumer_id = q.id)) AS consumerCount
      FROM picked p JOIN allocations a ON a.consumer_id = p.id JOIN resource_classes rc ON rc.id = a.resource_class_id
      GROUP BY p.key, rc.id ORDER BY p.key, rc.id`,
@@ -426,7 +435,7 @@ export function usageTotals(db: Db, groupBy: UsageGrouping, where: { projectId?:
   for (const row of rows) {
     let total = totals.get(row.key);
     if (!total) totals.set(row.key, (total = { key: row.key, consumerCount: row.consumerCount, resources: [] }));
-    total.resources.push({ resourceClass: row.resourceClass, used: row.used });
+    total.resources.push({ resourceClass: row.resourceClass, classId: row.classId, used: row.used });
   }
   return [...totals.values()];
 }

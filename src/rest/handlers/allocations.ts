@@ -68,6 +68,9 @@ export function ofProvider(request: RestRequest): Answer {
   return answer({ allocations, resource_provider_generation: provider.generation });
 }
 
+/** Consumer types as Placement's rows come: none (`unknown`) first. */
+const typeOrder = (a: string, b: string) => (a === b ? 0 : a === NO_CONSUMER_TYPE ? -1 : b === NO_CONSUMER_TYPE ? 1 : a < b ? -1 : 1);
+
 /** One consumer's part of a request body, as the microversion has it. */
 export function consumerAllocations(request: RestRequest, consumerUuid: string, data: PyDict): ConsumerAllocations {
   const given = data.get('allocations')!;
@@ -116,7 +119,7 @@ export async function replace(request: RestRequest): Promise<Answer> {
   const consumerUuid = pyUuidString(raw)!;
   const data = request.json(PUT_SCHEMAS.find(([minor]) => request.atLeast(minor))![1]) as PyDict;
   try {
-    await request.writes.writeAllocations([consumerAllocations(request, consumerUuid, data)]);
+    await request.writes.writeAllocations({ consumers: [consumerAllocations(request, consumerUuid, data)], minor: request.minor, several: false });
   } catch (error) {
     throw refusal(error, (message) => `Unable to allocate inventory for consumer ${consumerUuid}: ${message}`);
   }
@@ -137,7 +140,8 @@ export async function replaceMany(request: RestRequest): Promise<Answer> {
         : schemas.POST_ALLOCATIONS_V1_13;
   const data = request.json(schema) as PyDict;
   try {
-    await request.writes.writeAllocations([...data].map(([consumerUuid, consumer]) => consumerAllocations(request, consumerUuid, consumer as PyDict)));
+    const consumers = [...data].map(([consumerUuid, consumer]) => consumerAllocations(request, consumerUuid, consumer as PyDict));
+    await request.writes.writeAllocations({ consumers, minor: request.minor, several: true });
   } catch (error) {
     throw refusal(error, (message) => `Unable to allocate inventory ${message}`);
   }
@@ -178,15 +182,15 @@ export function totals(request: RestRequest): Answer {
     consumerType === 'all'
       ? usageTotals(request.db, 'PROJECT', where).map((t) => ({ ...t, key: 'all' }))
       : usageTotals(request.db, 'CONSUMER_TYPE', { ...where, consumerType: consumerType === 'unknown' ? NO_CONSUMER_TYPE : consumerType });
+  // Placement builds the answer from rows by class, then by type (none first): keys in that order,
+  // and consumer_count set after each class, so just after the first.
+  const rows = groups.flatMap((group) => group.resources.map((r) => ({ group, ...r })));
+  rows.sort((a, b) => a.classId - b.classId || typeOrder(a.group.key, b.group.key));
   const usages: Record<string, Record<string, number>> = {};
-  for (const group of groups) {
-    const entry: Record<string, number> = {};
-    // Placement sets consumer_count after each class: it lands after the first.
-    group.resources.forEach((r, i) => {
-      entry[r.resourceClass] = r.used;
-      if (i === 0) entry.consumer_count = group.consumerCount;
-    });
-    usages[group.key] = entry;
+  for (const { group, resourceClass, used } of rows) {
+    const entry = (usages[group.key] ??= {});
+    entry[resourceClass] = used;
+    entry.consumer_count = group.consumerCount;
   }
   return answer({ usages });
 }

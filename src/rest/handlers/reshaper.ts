@@ -43,7 +43,7 @@ export async function reshape(request: RestRequest): Promise<Answer> {
   });
   const allocations = [...(data.get('allocations') as PyDict)].map(([consumerUuid, consumer]) => consumerAllocations(request, consumerUuid, consumer as PyDict));
   try {
-    await request.writes.reshape({ inventories, allocations });
+    await request.writes.reshape({ inventories, allocations, minor: request.minor });
   } catch (error) {
     if (error instanceof UnknownProvider) throw new PlacementError(400, error.message, { code: error.code });
     if (error instanceof GenerationConflict) throw new PlacementError(409, error.placement ?? error.message, { code: 'placement.concurrent_update' });
