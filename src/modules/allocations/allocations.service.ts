@@ -392,13 +392,17 @@ export function allocationsOfConsumer(db: Db, consumerUuid: string) {
   );
 }
 
-/** The allocations against a provider with their consumers' generations, in the order they were written (GET /resource_providers/{uuid}/allocations). */
+/**
+ * The allocations against a provider with their consumers' generations (GET
+ * /resource_providers/{uuid}/allocations), in the order Placement reads them: through its index on
+ * provider, class and amount.
+ */
 export function allocationsOfProvider(db: Db, providerId: number) {
   return all<{ consumerUuid: string; consumerGeneration: number; resourceClass: string; used: number }>(
     db,
     `SELECT c.uuid AS consumerUuid, c.generation AS consumerGeneration, rc.name AS resourceClass, a.used FROM allocations a
      JOIN consumers c ON c.id = a.consumer_id JOIN resource_classes rc ON rc.id = a.resource_class_id
-     WHERE a.resource_provider_id = ? ORDER BY a.id`,
+     WHERE a.resource_provider_id = ? ORDER BY a.resource_class_id, a.used, a.id`,
     providerId,
   );
 }
