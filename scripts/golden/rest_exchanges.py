@@ -361,6 +361,20 @@ SESSIONS = [
         ],
     },
     {
+        'name': 'version gates and the order of checks',
+        'cloud': CLOUD,
+        'exchanges': [
+            (method, path, headers, None)
+            for path in ['/resource_classes', '/resource_classes/CUSTOM_GOLD', '/resource_providers', '/resource_providers/' + RP2,
+                         '/resource_providers/%s/inventories' % RP2, '/resource_providers/%s/inventories/VCPU' % RP2,
+                         '/resource_providers/%s/usages' % RP2, '/resource_providers/%s/aggregates' % RP2, '/traits',
+                         '/traits/CUSTOM_RACK_A', '/resource_providers/%s/traits' % RP2]
+            for method in ['GET', 'PUT', 'POST', 'DELETE']
+            for headers in [v(1, **ADMIN), v(5, **ADMIN), v(6, **{'x-auth-token': 'user'}), v(39, **{'x-auth-token': 'user', 'accept': 'text/plain'}),
+                            v(39, **{'x-auth-token': 'admin', 'accept': 'text/plain'})]
+        ],
+    },
+    {
         'name': 'cors',
         'cloud': None,
         'cors': 'http://allowed.example',

@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import type { Db } from '../db/client.js';
 import type { Role } from '../modules/common/caller.js';
 import { negotiateVersion } from '../rules/microversion.js';
-import { pyInt } from '../rules/python.js';
+import { pyInt, pyStrip } from '../rules/python.js';
 import type { Writes } from '../writes/operations.js';
 import { DomainError, UpstreamUnavailable } from '../modules/common/errors.js';
 import { preflightHeaders, withCorsHeaders, type CorsPolicy } from './cors.js';
@@ -46,15 +46,18 @@ export type PlacementApi = (request: IncomingMessage, response: ServerResponse) 
 
 const VERSION_HEADER = 'openstack-api-version';
 
+/** A character Python's str.split() splits on. */
+const PY_SPACE = /[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0]/;
+
 /** check_standard_header: the last `placement X.Y` item of OpenStack-API-Version, or null. */
 function askedVersion(header: string | undefined): string | null {
   if (header === undefined) return null;
   const items = header.split(',');
   for (let i = items.length - 1; i >= 0; i--) {
-    const parts = items[i].trim().split(/\s+/);
-    if (parts.length < 2 || parts[0] === '') continue;
-    const [service] = parts;
-    if (service.toLowerCase() === 'placement') return items[i].trim().slice(service.length).trim();
+    const item = pyStrip(items[i]);
+    const space = item.search(PY_SPACE);
+    if (space < 0) continue;
+    if (item.slice(0, space).toLowerCase() === 'placement') return pyStrip(item.slice(space));
   }
   return null;
 }
@@ -174,7 +177,12 @@ export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
 
     readBody(request, options.maxBodyBytes).then(
       async (body) => {
-        if (body === null) return fail(new PlacementError(413, `The request body is larger than ${options.maxBodyBytes} bytes.`), true);
+        if (body === null) {
+          // The rest of the body is never read: the connection closes after the answer.
+          response.shouldKeepAlive = false;
+          response.once('finish', () => request.destroy());
+          return fail(new PlacementError(413, `The request body is larger than ${options.maxBodyBytes} bytes.`), true);
+        }
         const query = queryAt < 0 ? '' : url.slice(queryAt + 1);
         const rest = new RestRequest(options.db, writes, request.method!, path, query, accept, headers['content-type'], body, version.minor, role, matched.params, options.maxCandidates);
         let answer: Answer;

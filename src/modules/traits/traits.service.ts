@@ -79,17 +79,19 @@ export interface SetProviderTraitsInput {
   providerUuid: string;
   generation: number;
   traits: string[];
+  /**
+   * Placement's REST API moves the generation only when the set of traits changes; this API's
+   * mutation moves it on every accepted write (the default), so a caller always learns the next one.
+   */
+  bumpOnlyOnChange?: boolean;
 }
 
-/**
- * Replaces the traits of a provider (Placement's PUT .../traits): the generation first, then every
- * trait must exist. As in Placement, the generation moves only when the set of traits changes.
- */
+/** Replaces the traits of a provider (Placement's PUT .../traits): the generation first, then every trait must exist. */
 export function setProviderTraits(db: Db, input: SetProviderTraitsInput): ProviderRow {
   const provider = requireProvider(db, input.providerUuid, 'providerUuid');
   assertGeneration(provider, input.generation);
   const ids = traitIdsOrIssues(db, input.traits, 'traits');
-  if (writeProviderTraits(db, provider.id, ids)) bumpGeneration(db, provider, provider.generation);
+  if (writeProviderTraits(db, provider.id, ids) || !input.bumpOnlyOnChange) bumpGeneration(db, provider, provider.generation);
   return provider;
 }
 

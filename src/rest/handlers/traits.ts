@@ -104,7 +104,7 @@ export async function replaceOfProvider(request: RestRequest): Promise<Answer> {
   const traits = data.get('traits') as PyValue[] as string[];
   request.provider(uuid);
   try {
-    await request.writes.setProviderTraits({ providerUuid: uuid, generation, traits });
+    await request.writes.setProviderTraits({ providerUuid: uuid, generation, traits, bumpOnlyOnChange: true });
   } catch (error) {
     if (error instanceof GenerationConflict) {
       throw new PlacementError(409, "Resource provider's generation already changed. Please update the generation and try again.", { code: 'placement.concurrent_update' });
