@@ -8,6 +8,7 @@
 import type { CandidatesFound, ProviderSummary, SummaryResource } from '../modules/candidates/index.js';
 import { passingAllocations, passingMappings } from '../modules/candidates/index.js';
 import type { ResourceAmount } from '../modules/common/names.js';
+import type { ProviderRow } from '../modules/providers/providers.service.js';
 
 /** How many pieces are joined at a time (as the GraphQL answer writer does). */
 const PIECES_PER_JOIN = 2048;
@@ -21,17 +22,35 @@ interface Shape {
   traitIds: ReadonlyMap<string, number>;
 }
 
+/**
+ * A string kept for reuse, made flat: text built by concatenation is a tree of pieces that every
+ * join walks again, while a joined array is one flat string.
+ */
+const flat = (...pieces: string[]) => pieces.join('');
+
 /** Names and numbers are plain ASCII ([A-Z0-9_], uuids, group suffixes): JSON.stringify writes them as Python's json does. */
 const str = (value: string) => `"${value}"`;
 
-/** `{"VCPU": 1, "MEMORY_MB": 512}` of a list of amounts, kept per list (a group's amounts are one list for all its requests). */
-const amountsJson = new WeakMap<readonly ResourceAmount[], string>();
-function amounts(resources: readonly ResourceAmount[]): string {
-  let json = amountsJson.get(resources);
-  if (json === undefined) {
-    json = `{${resources.map((r) => `${str(r.resourceClass)}: ${r.amount}`).join(', ')}}`;
-    amountsJson.set(resources, json);
-  }
+/** `"VCPU": 1` of an amount, kept per amount (a group's amounts are the same objects in all its requests). */
+const amountJson = new WeakMap<ResourceAmount, string>();
+function amount(r: ResourceAmount): string {
+  let json = amountJson.get(r);
+  if (json === undefined) amountJson.set(r, (json = flat(str(r.resourceClass), ': ', String(r.amount))));
+  return json;
+}
+
+/** Pushes `{"VCPU": 1, "MEMORY_MB": 512}` as pieces (no string is made for the list itself). */
+function pushAmounts(out: string[], resources: readonly ResourceAmount[]) {
+  out.push('{', amount(resources[0]));
+  for (let i = 1; i < resources.length; i++) out.push(', ', amount(resources[i]));
+  out.push('}');
+}
+
+/** `"UUID": {"resources": ` of a provider, kept per provider row (one per provider while the data does not change). */
+const keyJson = new WeakMap<ProviderRow, string>();
+function providerKey(p: ProviderRow): string {
+  let json = keyJson.get(p);
+  if (json === undefined) keyJson.set(p, (json = flat('"', p.uuid, '": {"resources": ')));
   return json;
 }
 
@@ -42,10 +61,11 @@ function summary(s: ProviderSummary, shape: Shape): string {
   let byShape = summaryJson.get(s);
   let json = byShape?.get(key);
   if (json !== undefined) return json;
-  json = `${str(s.provider.uuid)}: {"resources": {${s.resources.map(resource).join(', ')}}`;
-  if (shape.traits) json += `, "traits": [${inIdOrder(s.traits, shape.traitIds).map(str).join(', ')}]`;
-  if (shape.tree) json += `, "parent_provider_uuid": ${s.parentUuid === null ? 'null' : str(s.parentUuid)}, "root_provider_uuid": ${str(s.rootUuid)}`;
-  json += '}';
+  const pieces = [str(s.provider.uuid), ': {"resources": {', s.resources.map(resource).join(', '), '}'];
+  if (shape.traits) pieces.push(', "traits": [', inIdOrder(s.traits, shape.traitIds).map(str).join(', '), ']');
+  if (shape.tree) pieces.push(', "parent_provider_uuid": ', s.parentUuid === null ? 'null' : str(s.parentUuid), ', "root_provider_uuid": ', str(s.rootUuid));
+  pieces.push('}');
+  json = pieces.join('');
   if (!byShape) summaryJson.set(s, (byShape = new Map()));
   byShape.set(key, json);
   return json;
@@ -66,30 +86,44 @@ export function candidatesJson(found: CandidatesFound, minor: number, traitIds: 
     out = [];
   };
   const requests = found.allocationRequests;
+  const suffixes = new Map<string, string>();
+  const suffixJson = (suffix: string) => {
+    let json = suffixes.get(suffix);
+    if (json === undefined) suffixes.set(suffix, (json = flat('"', suffix, '": ["')));
+    return json;
+  };
   for (let i = 0; i < requests.length; i++) {
     const allocations = passingAllocations(requests[i]);
-    let json = i ? ', {"allocations": ' : '{"allocations": ';
+    out.push(i ? ', {"allocations": ' : '{"allocations": ');
     if (shape.dict) {
-      json += '{';
-      for (let k = 0; k < allocations.length; k++) json += `${k ? ', ' : ''}"${allocations[k].provider.uuid}": {"resources": ${amounts(allocations[k].resources)}}`;
-      json += '}';
+      out.push('{');
+      for (let k = 0; k < allocations.length; k++) {
+        out.push(k ? ', ' : '', providerKey(allocations[k].provider));
+        pushAmounts(out, allocations[k].resources);
+        out.push('}');
+      }
+      out.push('}');
       if (shape.mappings) {
         const mappings = passingMappings(requests[i]);
-        json += ', "mappings": {';
+        out.push(', "mappings": {');
         for (let g = 0; g < mappings.length; g++) {
           const providers = mappings[g].providers;
-          json += `${g ? ', ' : ''}${str(mappings[g].suffix)}: [`;
-          for (let p = 0; p < providers.length; p++) json += `${p ? ', ' : ''}"${providers[p].uuid}"`;
-          json += ']';
+          out.push(g ? ', ' : '', suffixJson(mappings[g].suffix), providers[0].uuid);
+          for (let p = 1; p < providers.length; p++) out.push('", "', providers[p].uuid);
+          out.push('"]');
         }
-        json += '}';
+        out.push('}');
       }
     } else {
-      json += '[';
-      for (let k = 0; k < allocations.length; k++) json += `${k ? ', ' : ''}{"resource_provider": {"uuid": "${allocations[k].provider.uuid}"}, "resources": ${amounts(allocations[k].resources)}}`;
-      json += ']';
+      out.push('[');
+      for (let k = 0; k < allocations.length; k++) {
+        out.push(k ? ', {"resource_provider": {"uuid": "' : '{"resource_provider": {"uuid": "', allocations[k].provider.uuid, '"}, "resources": ');
+        pushAmounts(out, allocations[k].resources);
+        out.push('}');
+      }
+      out.push(']');
     }
-    out.push(json, '}');
+    out.push('}');
     if (out.length >= PIECES_PER_JOIN) flush();
   }
   out.push('], "provider_summaries": {');
