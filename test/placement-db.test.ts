@@ -122,6 +122,17 @@ describe.skipIf(missing)("the mirror read from Placement's database", () => {
     expect(changes.allocationsRewritten).toBeGreaterThan(0);
   }, 60_000);
 
+  it('mirrors a consumer written without a type (before 1.38) as one, and finds nothing changed after', async () => {
+    const { db, gateway } = databaseGateway();
+    loadPhase('initial');
+    await gateway.refresh();
+    const [uuid] = maria.sql('SELECT uuid FROM placement.consumers ORDER BY id LIMIT 1').trim().split('\n');
+    maria.sql(`UPDATE placement.consumers SET consumer_type_id = NULL, generation = generation + 1 WHERE uuid = '${uuid}'`);
+    expect(await gateway.refresh()).toMatchObject({ consumers: 1 });
+    expect(db.sqlite.prepare('SELECT consumer_type FROM consumers WHERE uuid = ?').get(uuid)).toEqual({ consumer_type: null });
+    expect(await gateway.refresh()).toMatchObject({ added: 0, removed: 0, detailed: 0, allocationsRewritten: 0, consumers: 0 });
+  }, 60_000);
+
   it('refuses a schema it does not know, naming its version, and keeps the mirror', async () => {
     const { db, gateway } = databaseGateway();
     loadPhase('initial');

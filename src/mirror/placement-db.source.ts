@@ -13,6 +13,7 @@
 // schema version is refused, naming it.
 import { KNOWN_SCHEMA_VERSIONS, PlacementDbClient, PlacementDbError, type PlacementDbTarget, type Row, type Snapshot } from '../upstream/placement-db.client.js';
 import { acceptConsumer, acceptDetail, acceptHeld, acceptNames, acceptProviders, Skipped, withInventory, type ConsumerMeta, type ProviderDetail } from './placement.records.js';
+import { NO_CONSUMER_TYPE } from '../rules/names.js';
 import type { KnownState, PlacementSource, PlacementState, ReadProgress } from './source.js';
 
 /** Above this share of the providers, their rows are read whole rather than named one by one. */
@@ -78,11 +79,10 @@ async function readDatabase(db: Snapshot, target: PlacementDbTarget, known: Know
      WHERE EXISTS (SELECT 1 FROM allocations a WHERE a.consumer_id = c.uuid)`,
   );
   const rowOf = new Map<string, Row>(consumerRows.map((r) => [r.uuid, r]));
-  // A consumer without a type answers 'unknown' at the API (1.38), and is judged as such.
-  const typeOf = (r: Row) => r.consumer_type ?? 'unknown';
+  // A consumer without a type (written before 1.38) has none in the mirror either; the API shows it as `unknown`.
   const changedConsumers = consumerRows.filter((r) => {
     const mine = known.consumers.get(r.uuid);
-    return !mine || mine.generation !== r.generation || mine.project !== r.project_id || mine.user !== r.user_id || mine.type !== typeOf(r);
+    return !mine || mine.generation !== r.generation || mine.project !== r.project_id || mine.user !== r.user_id || mine.type !== (r.consumer_type ?? null);
   });
   const goneConsumers = [...known.consumers.keys()].filter((c) => !rowOf.has(c));
 
@@ -164,7 +164,7 @@ async function readDatabase(db: Snapshot, target: PlacementDbTarget, known: Know
       allocations: Object.fromEntries([...on].map(([provider, resources]) => [provider, { resources }])),
       project_id: r.project_id,
       user_id: r.user_id,
-      consumer_type: typeOf(r),
+      consumer_type: r.consumer_type ?? NO_CONSUMER_TYPE,
       consumer_generation: r.generation,
     };
     const c = acceptConsumer(r.uuid, answer, skipped, [...on.keys()][0] ?? null);
