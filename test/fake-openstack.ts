@@ -1,8 +1,9 @@
 // Stand-ins for a whole cloud in the tests, answering GETs as the API references say: a Placement
-// built from a small model, Nova (flavors with extra_specs embedded from compute 2.61, servers;
-// limit/marker paging with `next` links; 403 where policy forbids), Glance v2 (images with custom
-// properties at the top level, `next` relative to the versionless URL, updated_at=gt:) and Ironic
-// (nodes with fields=, traits from 1.37, `next` as a full URL). Each is its own HTTP server.
+// built from a small model, Nova (flavors with extra_specs embedded from compute 2.61, servers
+// with deleted ones under changes-since; limit/marker paging with `next` links; 403 where policy
+// forbids), Glance v2 (images with custom properties at the top level, `next` relative to the
+// versionless URL, updated_at=gt:) and Ironic (nodes with fields=, traits from 1.37, `next` as a
+// full URL). Each is its own HTTP server.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -129,6 +130,10 @@ export interface NovaServer {
   flavor: string;
   host: string | null;
   tenantId: string;
+  /** Nova's updated_at (default: the epoch); a deletion keeps the time of the last save (soft delete). */
+  updated?: string;
+  /** Soft-deleted: listed (status DELETED) only under changes-since, as Nova does. */
+  deleted?: boolean;
 }
 
 export interface NovaModel {
@@ -149,6 +154,13 @@ const versionOf = (req: IncomingMessage) => {
   const m = header.match(/^compute (\d+)\.(\d+)$/) ?? String(req.headers['x-openstack-nova-api-version'] ?? '').match(/^()(\d+)\.(\d+)$/);
   return m ? Number(m[m.length - 1]) : 1;
 };
+
+/** Nova's next link: the request's query with the marker of the last item. */
+function nextQuery(url: URL, marker: string) {
+  const params = new URLSearchParams(url.search);
+  params.set('marker', marker);
+  return params.toString();
+}
 
 /** Nova's compute API at URL/v2.1. */
 export async function fakeNova(model: NovaModel, token = 'admin') {
@@ -190,14 +202,23 @@ export async function fakeNova(model: NovaModel, token = 'admin') {
     if (path === '/servers/detail') {
       if (url.searchParams.get('all_tenants') !== 'True') return { status: 400, body: { badRequest: { code: 400, message: 'the test expects all_tenants=True' } } };
       if (model.serversForbidden) return { status: 403, body: { forbidden: { code: 403, message: 'Policy doesn\'t allow os_compute_api:servers:detail:get_all_tenants to be performed.' } } };
-      const got = page(model.servers, (s) => s.id, url, maxLimit);
+      // Nova: without changes-since only servers not deleted; with it, those updated at or after it
+      // (updated_at >= changes-since), deleted ones included, their status DELETED.
+      const since = url.searchParams.get('changes-since');
+      if (since !== null && !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(since)) {
+        return { status: 400, body: { badRequest: { code: 400, message: `Invalid input for query parameters changes-since. Value: ${since}. '${since}' is not a 'date-time'` } } };
+      }
+      const updated = (s: NovaServer) => Date.parse(s.updated ?? '1970-01-01T00:00:00Z');
+      const listed = model.servers.filter((s) => (since === null ? !s.deleted : updated(s) >= Date.parse(since)));
+      const got = page(listed, (s) => s.id, url, maxLimit);
       if ('status' in got) return got;
       const servers = got.items.map((s) => {
         const f = model.flavors.find((x) => x.id === s.flavor)!;
         return {
           id: s.id,
           name: s.name,
-          status: s.status,
+          status: s.deleted ? 'DELETED' : s.status,
+          updated: new Date(updated(s)).toISOString().replace(/\.\d+Z$/, 'Z'),
           tenant_id: s.tenantId,
           user_id: 'u1',
           'OS-EXT-SRV-ATTR:host': s.host,
@@ -207,7 +228,7 @@ export async function fakeNova(model: NovaModel, token = 'admin') {
         };
       });
       const last = got.items[got.items.length - 1];
-      return { status: 200, body: { servers, ...(got.more ? { servers_links: [{ rel: 'next', href: `${base}/v2.1/servers/detail?all_tenants=True&limit=${url.searchParams.get('limit')}&marker=${last.id}` }] } : {}) } };
+      return { status: 200, body: { servers, ...(got.more ? { servers_links: [{ rel: 'next', href: `${base}/v2.1/servers/detail?${nextQuery(url, last.id)}` }] } : {}) } };
     }
     return { status: 404, body: { itemNotFound: { code: 404, message: 'The resource could not be found.' } } };
   });
