@@ -1,6 +1,6 @@
 // Gateway mode over a whole cloud: Placement, Nova, Glance and Ironic stand-ins over HTTP. The
 // mirror of flavors, servers, images and nodes equals what the services list (across pages), it
-// follows deletions, bootCandidates asks what Nova would ask, the audit finds the planted typos,
+// follows deletions (Nova's servers by changes-since, as Nova 26 answers it), bootCandidates asks what Nova would ask, the audit finds the planted typos,
 // drift and orphaned allocation and nothing else, and the services' mutations are refused.
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
@@ -8,12 +8,13 @@ import { promisify } from 'node:util';
 import { openDatabase } from '../src/db/client.js';
 import { createServer } from '../src/server.js';
 import { Gateway } from '../src/mirror/gateway.js';
+import { SERVERS_CURSOR_MARGIN_MS } from '../src/mirror/services-api.source.js';
 import { fixedTokenSession, withServiceUrls } from '../src/upstream/session.js';
 import { keystoneSession } from '../src/upstream/keystone.js';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fakeGlance, fakeIronic, fakeNova, fakePlacement, type GlanceImage, type IronicNode, type NovaFlavor, type NovaServer, type PlacementModel } from './fake-openstack.js';
-import { tempDbFile } from './helpers.js';
+import { fixture, tempDbFile } from './helpers.js';
 
 const CN1 = 'c0000000-0000-4000-8000-000000000001';
 const CN2 = 'c0000000-0000-4000-8000-000000000002';
@@ -226,6 +227,98 @@ describe('gateway mode over Nova, Glance and Ironic', () => {
     const lag = (service: string) => Number(metrics.match(new RegExp(`^placement_gql_upstream_service_lag_seconds\\{service="${service}"\\} (\\S+)$`, 'm'))?.[1]);
     expect(lag('compute')).toBeLessThan(lag('image'));
     expect(lag('compute')).toBeGreaterThanOrEqual(0);
+  });
+
+  it('lists servers as Nova 26 does, whole and by changes-since (deleted ones DELETED), and refuses a changes-since that is not a time (recorded)', async () => {
+    const rec = fixture('./fixtures/upstream/nova-26-servers.json');
+    const recorded = (name: 'whole' | 'changes') => rec[name].body.servers as any[];
+    const [kept] = recorded('whole');
+    const [deleted] = recorded('changes');
+    const server = (s: any, more: Partial<NovaServer>): NovaServer => ({ id: s.id, name: s.name, status: 'ACTIVE', flavor: '1', host: s['OS-EXT-SRV-ATTR:host'], tenantId: s.tenant_id, updated: s.updated, ...more });
+    const nova = await fakeNova({
+      flavors: [{ id: '1', name: kept.flavor.original_name, vcpus: kept.flavor.vcpus, ram: kept.flavor.ram, disk: kept.flavor.disk, extraSpecs: kept.flavor.extra_specs }],
+      servers: [server(kept, {}), server(deleted, { deleted: true })],
+    });
+    cleanups.push(() => nova.close());
+    const ask = async (path: string) => {
+      const response = await fetch(`${nova.endpoint}${path}`, { headers: { 'x-auth-token': 'admin', 'openstack-api-version': 'compute 2.61' } });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const fields = ({ id, name, status, tenant_id, updated, flavor, 'OS-EXT-SRV-ATTR:host': host }: any) => ({ id, name, status, tenant_id, updated, flavor, host });
+    for (const name of ['whole', 'changes'] as const) {
+      const { status, body } = await ask(rec[name].request);
+      expect(status).toBe(200);
+      expect(Object.keys(body)).toEqual(Object.keys(rec[name].body));
+      expect(body.servers.map(fields)).toEqual(recorded(name).map(fields));
+    }
+    expect(await ask(rec.invalid.request)).toEqual({ status: rec.invalid.status, body: rec.invalid.body });
+  });
+
+  it("reads Nova's servers by changes-since after the first listing: added, changed and deleted ones applied, listed again unchanged; whole again without a cursor", async () => {
+    const c = await cloud();
+    const { db, gateway } = await gatewayOver(c);
+    const started = Date.now();
+    await gateway.refresh();
+    const mark = () => db.sqlite.prepare("SELECT cursor FROM mirrored_services WHERE service = 'servers'").get() as { cursor: string | null };
+    const cursor = mark().cursor!;
+    // The next read starts a margin before this one started (Nova's clocks may be behind ours), to the second.
+    expect(cursor).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(Date.parse(cursor)).toBeGreaterThan(started - SERVERS_CURSOR_MARGIN_MS - 1000);
+    expect(Date.parse(cursor)).toBeLessThanOrEqual(Date.now() - SERVERS_CURSOR_MARGIN_MS);
+
+    const now = new Date().toISOString();
+    const VM3 = 'a0000000-0000-4000-8000-000000000003';
+    const VM4 = 'a0000000-0000-4000-8000-000000000004';
+    const web1 = c.nova.servers.find((s) => s.id === VM1)!;
+    Object.assign(web1, { status: 'SHUTOFF', host: 'cn2', updated: now });
+    Object.assign(c.nova.servers.find((s) => s.id === BMI)!, { deleted: true, updated: now });
+    c.nova.servers.push(
+      { id: VM3, name: 'web-3', status: 'ACTIVE', flavor: '2', host: 'cn2', tenantId: 'p3', updated: now },
+      // Created and deleted between two reads: listed DELETED, never stored.
+      { id: VM4, name: 'gone', status: 'ACTIVE', flavor: '1', host: 'cn1', tenantId: 'p3', updated: now, deleted: true },
+    );
+    c.novaServer.requests.length = 0;
+    const changes = await gateway.refresh();
+    const serverRequests = () => c.novaServer.requests.filter((r) => r.startsWith('GET /v2.1/servers/'));
+    // Four changes, two to a page (max_limit 2), each page asking for changes since the cursor.
+    const since = `changes-since=${encodeURIComponent(cursor)}`;
+    expect(serverRequests()).toEqual([
+      `GET /v2.1/servers/detail?all_tenants=True&${since}&limit=1000`,
+      `GET /v2.1/servers/detail?all_tenants=True&${since}&limit=1000&marker=${BMI}`,
+    ]);
+    expect(changes.services?.servers).toEqual({ added: 1, updated: 1, removed: 1, skipped: 0 });
+    const rows = () => db.sqlite.prepare('SELECT uuid, name, status, flavor, host, project_id AS projectId FROM servers ORDER BY uuid').all();
+    const expected = [
+      { uuid: VM1, name: 'web-1', status: 'SHUTOFF', flavor: 'm1.small', host: 'cn2', projectId: 'p1' },
+      { uuid: VM3, name: 'web-3', status: 'ACTIVE', flavor: 'm1.gold', host: 'cn2', projectId: 'p3' },
+    ];
+    expect(rows()).toEqual(expected);
+
+    // The same changes listed again (the cursor is a margin earlier): nothing moves.
+    c.novaServer.requests.length = 0;
+    expect((await gateway.refresh()).services?.servers).toEqual({ added: 0, updated: 0, removed: 0, skipped: 0 });
+    expect(serverRequests()[0]).toContain('changes-since=');
+    expect(rows()).toEqual(expected);
+
+    // A change that breaks a rule: the server is skipped (and leaves the mirror) until a change mends it.
+    const skips = () => db.sqlite.prepare("SELECT record, reason FROM mirror_skipped WHERE source = 'compute' AND kind = 'server'").all();
+    Object.assign(web1, { name: 'x'.repeat(256), updated: new Date().toISOString() });
+    expect((await gateway.refresh()).services?.servers).toMatchObject({ removed: 1 });
+    expect(rows()).toEqual(expected.slice(1));
+    expect(skips()).toEqual([{ record: `server "${VM1}"`, reason: expect.stringContaining('name') }]);
+    Object.assign(web1, { name: 'web-1', updated: new Date().toISOString() });
+    expect((await gateway.refresh()).services?.servers).toMatchObject({ added: 1 });
+    expect(rows()).toEqual(expected);
+    expect(skips()).toEqual([]);
+
+    // Without a cursor (a mirror written before it was kept), the servers are listed whole again.
+    db.sqlite.prepare("UPDATE mirrored_services SET cursor = NULL WHERE service = 'servers'").run();
+    c.nova.servers = c.nova.servers.filter((s) => s.id !== VM3);
+    c.novaServer.requests.length = 0;
+    expect((await gateway.refresh()).services?.servers).toEqual({ added: 0, updated: 0, removed: 1, skipped: 0 });
+    expect(serverRequests()).toEqual(['GET /v2.1/servers/detail?all_tenants=True&limit=1000']);
+    expect(rows()).toEqual(expected.slice(0, 1));
+    expect(mark().cursor).not.toBeNull();
   });
 
   it('refuses the mutations of mirrored services, naming them; without the servers, audit says so', async () => {

@@ -82,8 +82,8 @@ export class Gateway {
   /** One full refresh; concurrent callers share it. Throws when it fails (the mirror keeps its last state). */
   refresh(onProgress?: (p: ReadProgress) => void, options: { full?: boolean } = {}): Promise<MirrorChanges> {
     if (options.full) {
-      // A refresh on demand lists Glance whole, so deletions show at once.
-      this.services.listImagesWhole();
+      // A refresh on demand lists Glance and Nova's servers whole, so deletions show at once.
+      this.services.listWhole();
       if (this.running) return this.running.catch(() => {}).then(() => this.refresh(onProgress));
     }
     if (!this.running) {

@@ -111,10 +111,38 @@ export async function readFlavors(nova: ServiceClient, skipped: Skipped): Promis
   return { flavors, hiddenSpecs };
 }
 
-/** Nova: every server of every project (the instances behind the allocations). */
-export async function readServers(nova: ServiceClient, skipped: Skipped): Promise<MirroredServer[]> {
-  const { items } = await novaPages(nova, '/servers/detail?all_tenants=True', 'servers');
-  return acceptEach(items, 'server', skipped, serverProblem, (s) => `server ${shown(s.id)}`).map((s: any) => ({
+/**
+ * A read of changes starts this much before the previous read started: the clocks of Nova's hosts
+ * (which stamp updated_at) may be behind ours, and a save may commit after the time it stamped.
+ * What is listed again is applied again, unchanged.
+ */
+export const SERVERS_CURSOR_MARGIN_MS = 5 * 60_000;
+
+export interface ServersRead {
+  servers: MirroredServer[];
+  /** Every server (else only those changed since the cursor). */
+  whole: boolean;
+  /** Listed changed but not to be kept: deleted (status DELETED) or skipped; their rows go. */
+  gone: string[];
+  /** The skipped records this listing judged again (a listing of changes replaces only those). */
+  judged: string[];
+  /** Where the next read of changes starts (changes-since). */
+  cursor: string;
+}
+
+const serverRecord = (s: Record<string, unknown>) => `server ${shown(s.id)}`;
+
+/**
+ * Nova: the servers of every project (the instances behind the allocations): every one, or with
+ * `since` only those updated at or after it, deleted ones included (Nova lists soft-deleted
+ * servers, status DELETED, under changes-since only).
+ */
+export async function readServers(nova: ServiceClient, skipped: Skipped, since: string | null = null): Promise<ServersRead> {
+  const cursor = new Date(Date.now() - SERVERS_CURSOR_MARGIN_MS).toISOString().replace(/\.\d+Z$/, 'Z');
+  const { items } = await novaPages(nova, `/servers/detail?all_tenants=True${since ? `&changes-since=${encodeURIComponent(since)}` : ''}`, 'servers');
+  const deleted = items.filter((s) => isObject(s) && s.status === 'DELETED');
+  const listed = items.filter((s) => !deleted.includes(s));
+  const servers = acceptEach(listed, 'server', skipped, serverProblem, serverRecord).map((s: any) => ({
     uuid: String(s.id),
     name: String(s.name ?? ''),
     status: String(s.status ?? 'UNKNOWN'),
@@ -122,6 +150,9 @@ export async function readServers(nova: ServiceClient, skipped: Skipped): Promis
     host: s['OS-EXT-SRV-ATTR:host'] ?? null,
     projectId: String(s.tenant_id ?? s.project_id ?? ''),
   }));
+  const kept = new Set(servers.map((s) => s.uuid));
+  const ids = items.filter(isObject).map((s) => s.id).filter((id): id is string => typeof id === 'string');
+  return { servers, whole: since === null, gone: ids.filter((id) => !kept.has(id)), judged: items.filter(isObject).map(serverRecord), cursor };
 }
 
 /**

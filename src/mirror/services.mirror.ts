@@ -7,9 +7,9 @@ import { explainFailure } from '../upstream/failure.js';
 import { redactUrl, upstreamIdentity } from '../upstream/redact.js';
 import type { ServiceType, UpstreamSession } from '../upstream/session.js';
 import { SERVICE_NAMES, ServiceClient } from '../upstream/service.client.js';
-import { recordServiceSkips } from './skipped.store.js';
+import { recordComputeSkips, recordServiceSkips } from './skipped.store.js';
 import { Skipped, type SkippedRecord } from './records.js';
-import { baremetalHeaders, computeHeaders, readFlavors, readImages, readNodes, readServers, type MirroredFlavor, type MirroredImage, type MirroredNode, type MirroredServer } from './services-api.source.js';
+import { baremetalHeaders, computeHeaders, readFlavors, readImages, readNodes, readServers, type MirroredFlavor, type MirroredImage, type MirroredNode, type ServersRead } from './services-api.source.js';
 import { applyFlavors, applyImages, applyNodes, applyServers, markService, serviceMark, unmarkService, type ServiceChanges } from './services.store.js';
 
 /** The services mirrored beside Placement, read-only. */
@@ -18,6 +18,12 @@ export const MIRRORED_SERVICES: readonly MirroredService[] = ['compute', 'image'
 
 /** Glance is listed whole every this many refreshes (and on demand); in between, only what was updated. */
 export const GLANCE_FULL_EVERY = 10;
+/**
+ * Nova's servers are listed whole every this many refreshes (and on demand); in between, only those
+ * changed since (changes-since). The whole listing catches what changes-since cannot show: deleted
+ * servers archived out of Nova's tables (nova-manage db archive_deleted_rows) before they were read.
+ */
+export const SERVERS_FULL_EVERY = 40;
 
 export interface ServiceStatus {
   /** compute, image or baremetal. */
@@ -42,8 +48,7 @@ interface ServiceRead {
   /** Records of its answers that break a rule. */
   skipped: SkippedRecord[];
   flavors?: MirroredFlavor[];
-  servers?: MirroredServer[] | null;
-  serversError?: string;
+  servers?: ServersRead | null;
   images?: MirroredImage[];
   imagesFull?: boolean;
   nodes?: MirroredNode[];
@@ -58,6 +63,8 @@ export class ServicesMirror {
   private readonly serviceState = new Map<MirroredService, { lastSuccess: number | null; lastError: string | null; skipped: number; note: string | null }>();
   /** Glance is listed whole at the first refresh of the process too. */
   private fullImagesNext = true;
+  /** Nova's servers likewise. */
+  private wholeServersNext = true;
 
   constructor(
     private readonly db: Db,
@@ -65,9 +72,10 @@ export class ServicesMirror {
     private readonly options: PlacementClientOptions = {},
   ) {}
 
-  /** The next read lists Glance whole (a refresh on demand: deletions show at once). */
-  listImagesWhole() {
+  /** The next read lists Glance and Nova's servers whole (a refresh on demand: deletions show at once). */
+  listWhole() {
     this.fullImagesNext = true;
+    this.wholeServersNext = true;
   }
 
   close() {
@@ -127,6 +135,8 @@ export class ServicesMirror {
     const reads = new Map<MirroredService, ServiceRead>();
     const fullImages = this.fullImagesNext;
     this.fullImagesNext = false;
+    const wholeServers = this.wholeServersNext;
+    this.wholeServersNext = false;
     await Promise.all(
       MIRRORED_SERVICES.map(async (service) => {
         const client = await this.serviceClient(service);
@@ -136,9 +146,11 @@ export class ServicesMirror {
         const skipped = new Skipped();
         try {
           if (service === 'compute') {
+            const mark = serviceMark(this.db, 'servers');
+            const whole = wholeServers || !mark || mark.url !== upstreamIdentity(client.base) || !mark.cursor || mark.refreshes % SERVERS_FULL_EVERY === 0;
             const [{ flavors, hiddenSpecs }, servers] = await Promise.all([
               readFlavors(client, skipped),
-              readServers(client, skipped).catch((error) => {
+              readServers(client, skipped, whole ? null : mark!.cursor).catch((error) => {
                 if (error instanceof UpstreamError && error.status === 403) return error;
                 throw error;
               }),
@@ -160,6 +172,7 @@ export class ServicesMirror {
           state.lastError = explainFailure(error);
           // A whole listing asked for is still owed.
           if (service === 'image' && fullImages) this.fullImagesNext = true;
+          if (service === 'compute' && wholeServers) this.wholeServersNext = true;
         }
       }),
     );
@@ -182,8 +195,9 @@ export class ServicesMirror {
         out.compute = applyFlavors(this.db, read.flavors);
         markService(this.db, 'compute', url);
         if (read.servers) {
-          out.servers = applyServers(this.db, read.servers);
-          markService(this.db, 'servers', url);
+          out.servers = applyServers(this.db, read.servers.servers, read.servers.whole ? null : read.servers.gone);
+          markService(this.db, 'servers', url, read.servers.cursor);
+          if (read.servers.whole) this.db.sqlite.prepare("UPDATE mirrored_services SET refreshes = 1 WHERE service = 'servers'").run();
         } else unmarkService(this.db, 'servers');
       }
       if (read.images) {
@@ -201,8 +215,9 @@ export class ServicesMirror {
         const n = out.baremetal.skipped;
         state.note = n ? `${n} node${n === 1 ? ' is' : 's are'} not mirrored: no provider of the same uuid in Placement (yet), or no resource class` : null;
       }
-      // A partial Glance listing judges only the images it lists: the others keep their records.
-      recordServiceSkips(this.db, service, read.skipped, !read.images || !!read.imagesFull);
+      // A partial listing (Glance's, Nova's servers') judges only what it lists: the others keep their records.
+      if (read.servers && !read.servers.whole) recordComputeSkips(this.db, read.skipped, read.servers.judged);
+      else recordServiceSkips(this.db, service, read.skipped, !read.images || !!read.imagesFull);
       const state = this.serviceState.get(service)!;
       state.lastSuccess = Date.now();
       state.lastError = null;

@@ -71,12 +71,22 @@ export function applyFlavors(db: Db, flavors: readonly MirroredFlavor[]): Servic
   return changes;
 }
 
-export function applyServers(db: Db, servers: readonly MirroredServer[]): ServiceChanges {
+/**
+ * Servers by uuid. `gone` null: the listing is every server, so the others are removed; else it is
+ * a listing of changes, and only the servers in `gone` (deleted, or no longer storable) are removed.
+ * A server listed again unchanged is left as it is.
+ */
+export function applyServers(db: Db, servers: readonly MirroredServer[], gone: readonly string[] | null = null): ServiceChanges {
   const changes = none();
-  const local = new Map(all<MirroredServer>(db, 'SELECT uuid, name, status, flavor, host, project_id AS projectId FROM servers').map((s) => [s.uuid, s]));
+  const local = new Map(
+    (gone === null
+      ? all<MirroredServer>(db, 'SELECT uuid, name, status, flavor, host, project_id AS projectId FROM servers')
+      : all<MirroredServer>(db, 'SELECT uuid, name, status, flavor, host, project_id AS projectId FROM servers WHERE uuid IN (SELECT value FROM json_each(?))', list([...servers.map((s) => s.uuid), ...gone]))
+    ).map((s) => [s.uuid, s]),
+  );
   const wanted = new Set(servers.map((s) => s.uuid));
-  for (const uuid of local.keys()) {
-    if (wanted.has(uuid)) continue;
+  for (const uuid of gone ?? local.keys()) {
+    if (wanted.has(uuid) || !local.has(uuid)) continue;
     run(db, 'DELETE FROM servers WHERE uuid = ?', uuid);
     changes.removed++;
   }

@@ -39,6 +39,16 @@ export function recordServiceSkips(db: Db, source: string, skipped: readonly Ski
   insert(db, source, skipped);
 }
 
+/** Nova after a listing of servers' changes: the flavors' records are replaced, and those of the servers it listed. */
+export function recordComputeSkips(db: Db, skipped: readonly SkippedRecord[], judgedServers: readonly string[]) {
+  run(
+    db,
+    "DELETE FROM mirror_skipped WHERE source = 'compute' AND (kind <> 'server' OR record LIKE 'entry %' OR record IN (SELECT value FROM json_each(?)))",
+    list(judgedServers),
+  );
+  insert(db, 'compute', skipped);
+}
+
 function insert(db: Db, source: string, skipped: readonly SkippedRecord[]) {
   for (const s of skipped) run(db, 'INSERT INTO mirror_skipped (source, kind, record, reason, provider) VALUES (?, ?, ?, ?, ?)', source, s.kind, s.record, s.reason, s.provider);
 }
