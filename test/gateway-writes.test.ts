@@ -371,21 +371,48 @@ describe('every write gateway mode makes in Placement', () => {
   }
 });
 
+describe('a write that changes nothing', () => {
+  it('createTrait of a trait Placement has: sent, answered created: false, nothing told', async () => {
+    const t = await setup('silver created');
+    const before = await listing(t.gql);
+    const answer = (await t.gql(`mutation { createTrait(input: { name: "CUSTOM_SILVER" }) { ${payload('createTrait', '... on TraitPayload { created trait { name } }')} } }`)).data.createTrait;
+    expect(t.fake.writes).toEqual([{ method: 'PUT', path: '/traits/CUSTOM_SILVER', body: null, microversion: '1.39' }]);
+    expect(answer).toEqual({ __typename: 'TraitPayload', created: false, trait: { name: 'CUSTOM_SILVER' } });
+    expect(t.fake.phase).toBe('silver created');
+    expect(await listing(t.gql)).toEqual(before);
+    expect(await t.seen()).toEqual([]);
+  });
+});
+
 describe('refusals change nothing', () => {
-  const from = 'cn3 moved under cn1';
+  const from = 'cn3 inventories set';
   const stale = generation(from) - 1;
 
   it("a stale generation: Placement's conflict, answered as a GenerationConflict with Placement's code and words", async () => {
     const t = await setup(from);
     const before = await listing(t.gql);
     const answer = (
-      await t.gql(`mutation { setInventories(input: { providerUuid: "${CN3}", generation: ${stale}, inventories: [{ resourceClass: "VCPU", total: 16 }] }) { ${payload('setInventories')} } }`)
+      await t.gql(`mutation { setInventories(input: { providerUuid: "${CN3}", generation: ${stale}, inventories: [{ resourceClass: "VCPU", total: 64 }] }) { ${payload('setInventories')} } }`)
     ).data.setInventories;
-    const refused = phase(from).writes.find((w) => w.status === 409)!;
+    const refused = phase(from).writes.filter((w) => w.status === 409)[0];
     expect(t.fake.writes).toEqual([{ method: 'PUT', path: `${CN3_PATH}/inventories`, body: refused.request, microversion: '1.39' }]);
     expect(answer).toMatchObject({ __typename: 'GenerationConflict', code: 'placement.concurrent_update', field: 'generation', expected: stale, actual: generation(from) });
     expect(answer.message).toContain((refused.answer as any).errors[0].detail.split('\n\n ')[1].trim());
     expect(t.fake.phase).toBe(from);
+    expect(await listing(t.gql)).toEqual(before);
+    expect(await t.seen()).toEqual([]);
+  });
+
+  it("a stale generation through /placement: Placement's own answer", async () => {
+    const t = await setup(from);
+    const before = await listing(t.gql);
+    const refused = phase(from).writes.filter((w) => w.status === 409)[1];
+    const answer = await t.rest('PUT', `${CN3_PATH}/inventories`, 39, { resource_provider_generation: stale, inventories: { VCPU: { total: 64 } } });
+    expect(t.fake.writes).toEqual([{ method: 'PUT', path: `${CN3_PATH}/inventories`, body: refused.request, microversion: '1.39' }]);
+    // Each service names its own request.
+    const withoutId = (body: any) => ({ errors: body.errors.map(({ request_id, ...e }: any) => e) });
+    expect(answer.status).toBe(409);
+    expect(withoutId(answer.json)).toEqual(withoutId(refused.answer));
     expect(await listing(t.gql)).toEqual(before);
     expect(await t.seen()).toEqual([]);
   });
