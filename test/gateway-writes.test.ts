@@ -20,6 +20,7 @@ const rec = recording();
 const CN1 = 'c0000000-0000-0000-0000-000000000001';
 const CN3 = 'c0000000-0000-0000-0000-000000000003';
 const E4 = 'e0000000-0000-0000-0000-000000000004';
+const E5 = 'e0000000-0000-0000-0000-000000000005';
 const P1 = '11111111-1111-1111-1111-111111111111';
 const U1 = '22222222-2222-2222-2222-222222222222';
 const AGG = 'a0000000-0000-0000-0000-000000000001';
@@ -338,8 +339,41 @@ const WRITE_PATHS: WritePath[] = [
     events: [{ topic: 'providerConfigApplied', payload: { documents: ['cn3.yaml'], providerUuids: [CN3] } }],
   },
   {
-    operation: 'deleteProvider',
+    operation: 'writeAllocations (several consumers, POST /allocations)',
     from: 'config: cn3 written',
+    to: 'e4 and e5 allocated by POST /allocations',
+    send: restCall('POST', '/allocations', 39, recordedWrites('config: cn3 written', 'e4 and e5 allocated by POST /allocations')[0].request, 'config: cn3 written', 'e4 and e5 allocated by POST /allocations'),
+    events: [
+      { topic: 'usageChanged', payload: { mutation: 'writeAllocations', consumerUuid: E4, providerUuids: [CN3] } },
+      { topic: 'usageChanged', payload: { mutation: 'writeAllocations', consumerUuid: E5, providerUuids: [CN1] } },
+    ],
+  },
+  {
+    operation: 'reshape',
+    from: 'e4 and e5 allocated by POST /allocations',
+    to: 'cn3 reshaped',
+    send: restCall('POST', '/reshaper', 39, {
+      inventories: { [CN3]: { resource_provider_generation: generation('e4 and e5 allocated by POST /allocations'), inventories: { CUSTOM_FPGA: { total: 4 } } } },
+      allocations: { [E4]: { allocations: { [CN3]: { resources: { CUSTOM_FPGA: 2 } } }, project_id: P1, user_id: U1, consumer_generation: 1, consumer_type: 'INSTANCE' } },
+    }, 'e4 and e5 allocated by POST /allocations', 'cn3 reshaped'),
+    events: [
+      providerChanged('reshape', 'INVENTORIES'),
+      { topic: 'usageChanged', payload: { mutation: 'reshape', consumerUuid: E4, providerUuids: [CN3] } },
+    ],
+  },
+  {
+    operation: 'deleteAllocations (after a reshape)',
+    from: 'cn3 reshaped',
+    to: 'e4 freed',
+    send: async ({ gql }) => ({
+      answer: (await gql(`mutation { deleteAllocations(input: { consumerUuid: "${E4}" }) { ${payload('deleteAllocations', '... on ConsumerPayload { consumer { uuid } providerUuids }')} } }`)).data.deleteAllocations,
+      expected: { __typename: 'ConsumerPayload', consumer: null, providerUuids: [CN3] },
+    }),
+    events: [{ topic: 'usageChanged', payload: { mutation: 'deleteAllocations', consumerUuid: E4, providerUuids: [CN3] } }],
+  },
+  {
+    operation: 'deleteProvider',
+    from: 'e4 freed',
     to: 'cn3 deleted',
     send: async ({ gql }) => ({
       answer: (await gql(`mutation { deleteResourceProvider(input: { uuid: "${CN3}" }) { ${payload('deleteResourceProvider', '... on DeleteResourceProviderPayload { uuid name }')} } }`)).data.deleteResourceProvider,
