@@ -1,8 +1,8 @@
 // A stand-in for a live Placement in the tests: an HTTP server that answers from answers recorded
 // from Placement 8.0.0 (test/fixtures/upstream/record.py). The recorded cloud goes through phases;
-// each write the tests send through the gateway is matched with its recorded body and answered as
-// Placement answered it, moving to the phase it led to. A write that was not recorded is refused
-// with 400, so a gateway that sends something else fails the test.
+// each write the tests send through the gateway is matched with its recorded body and microversion
+// and answered as Placement answered it, moving to the phase it led to. A write that was not recorded
+// is refused with 400, so a gateway that sends something else fails the test.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fixture } from './helpers.js';
