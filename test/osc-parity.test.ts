@@ -3,10 +3,14 @@
 // cloud (test/golden/osc-more, recorded by scripts/golden/osc_commands.py): stdout, stderr and the
 // exit status. The write commands run in the recorded order on a fresh copy of the cloud, so each
 // one sees what the ones before it wrote, as they did in Placement.
-import { describe, expect, it } from 'vitest';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
 import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
 import { runOscCommand } from '../src/cli/osc.command.js';
+import { createServer } from '../src/server.js';
+import { nodeListener } from '../src/server/http.js';
 import { demoCloud, fixture, tempDbFile } from './helpers.js';
 
 interface Case {
@@ -24,10 +28,10 @@ function demoDb(): string {
   return file;
 }
 
-async function run(args: string[], dbFile: string) {
+async function run(args: string[], dbFile: string, target = ['--db', dbFile]) {
   let stdout = '';
   let stderr = '';
-  const status = await runOscCommand([...args, '--db', dbFile], 'unused.db', { out: (t) => (stdout += t), err: (t) => (stderr += t) });
+  const status = await runOscCommand([...args, ...target], 'unused.db', { out: (t) => (stdout += t), err: (t) => (stderr += t) });
   return { stdout, stderr, status };
 }
 
@@ -46,5 +50,37 @@ describe('write commands, in order, through the write port', () => {
   const cases = recorded('writes.recorded.json');
   it('prints what openstack printed, command after command', async () => {
     for (const c of cases) expect.soft(await run(c.args, dbFile), label(c)).toEqual({ stdout: c.stdout, stderr: c.stderr, status: c.status });
+  });
+});
+
+describe('write commands through a running server (--url, --token)', () => {
+  const admin = 'admin-token-0123456789';
+  const reader = 'reader-token-0123456789';
+  const dbFile = demoDb();
+  let url = '';
+  let close = () => {};
+  beforeAll(async () => {
+    const db = openDatabase(dbFile);
+    const yoga = createServer({ db, access: { tokens: new Map([[admin, 'admin'], [reader, 'reader']]) } });
+    const http = createHttpServer(nodeListener(yoga));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    close = () => (http.close(), db.close());
+  });
+  afterAll(() => close());
+
+  it('prints what openstack printed, the changes made by the server in its database', async () => {
+    for (const c of recorded('writes.recorded.json')) expect.soft(await run(c.args, dbFile, ['--url', url, '--token', admin]), label(c)).toEqual({ stdout: c.stdout, stderr: c.stderr, status: c.status });
+    // The last command deleted the provider; the server's file says so too.
+    expect(await run(['resource', 'provider', 'show', '11111111-2222-3333-4444-555555555555'], dbFile)).toMatchObject({ status: 1 });
+  });
+
+  it("refuses a reader's write as Placement's policy does, and changes nothing", async () => {
+    expect(await run(['trait', 'create', 'CUSTOM_READER_WROTE'], dbFile, ['--url', url, '--token', reader])).toEqual({
+      stdout: '',
+      stderr: 'Policy does not allow placement:traits:update to be performed. (HTTP 403)\n',
+      status: 1,
+    });
+    expect(await run(['trait', 'show', 'CUSTOM_READER_WROTE'], dbFile)).toEqual({ stdout: '', stderr: 'No such trait(s): CUSTOM_READER_WROTE. (HTTP 404)\n', status: 1 });
   });
 });
