@@ -24,6 +24,8 @@ import { runLoad } from './load.js';
 import { scenarioText } from './generate.js';
 import { gatewayBench } from './gateway.js';
 import { restTable, timeSmallRequests } from './rest.js';
+import { restCandidatesTable, timeRestCandidates } from './rest-candidates.js';
+import { candidateQueries, queryString, scenarioQueries, type ScenarioQuery } from './queries.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = join(ROOT, 'bench/.cache');
@@ -50,30 +52,6 @@ const QUERY = `query($query: String!, $microversion: String) {
     }
   }
 }`;
-
-interface ScenarioQuery {
-  id: string;
-  kind?: string;
-  tag?: string;
-  microversion?: string;
-  params?: Record<string, string | string[]> | [string, string][];
-  raw_query?: string;
-}
-
-/** urllib.parse.quote as the oracle uses it, so both services get the same query string. */
-const pyQuote = (s: string, safe: string) =>
-  [...Buffer.from(s, 'utf8')].map((b) => {
-    const ch = String.fromCharCode(b);
-    return /[A-Za-z0-9_.~-]/.test(ch) || safe.includes(ch) ? ch : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
-  }).join('');
-
-function queryString(q: ScenarioQuery): string {
-  if (q.raw_query !== undefined) return q.raw_query;
-  const pairs: [string, string][] = Array.isArray(q.params)
-    ? q.params
-    : Object.entries(q.params ?? {}).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x] as [string, string]) : [[k, v] as [string, string]]));
-  return pairs.map(([k, v]) => `${pyQuote(k, '')}=${pyQuote(String(v), ':,!')}`).join('&');
-}
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -239,7 +217,7 @@ async function timeSmall(ours: Service, placement: Service | null, uuid: string)
 async function benchSize(size: number, withPlacement: boolean) {
   const file = scenarioFile(size);
   const scenario = JSON.parse(readFileSync(file, 'utf8'));
-  const queries = (scenario.queries as ScenarioQuery[]).filter((q) => (q.kind ?? 'allocation_candidates') === 'allocation_candidates');
+  const queries = candidateQueries(scenario);
   const dir = mkdtempSync(join(tmpdir(), 'placement-gql-bench-'));
   const dbFile = join(dir, 'bench.db');
   const db = openDatabase(dbFile);
@@ -261,6 +239,7 @@ async function benchSize(size: number, withPlacement: boolean) {
   const one = scenario.providers.find((p: { parent: string | null }) => p.parent !== null) ?? scenario.providers[0];
   const small = await timeSmall(ours, placement, one.uuid);
   const rest = process.env.BENCH_REST === '0' ? null : await timeSmallRequests(ours.url, one.uuid);
+  const restCandidates = process.env.BENCH_REST === '0' ? null : await timeRestCandidates(ours, placement, scenarioQueries(scenario), REPEAT, PLACEMENT_REPEAT);
   await ours.stop();
   await placement?.stop();
 
@@ -285,6 +264,10 @@ async function benchSize(size: number, withPlacement: boolean) {
   );
   console.log(`\n\`{ __typename }\`: median ${fmt(median(small.typename))} ms; \`/health\`: median ${fmt(median(small.health))} ms.`);
   if (rest) console.log(`\n### Placement's REST API: small requests next to /health (one keep-alive client each)\n\n${restTable(rest)}`);
+  if (restCandidates) {
+    console.log(`\n### Placement's REST API: GET /allocation_candidates, the same queries${placement ? ' next to Placement' : ''} (a Node and a Python keep-alive client, interleaved query by query)\n`);
+    console.log(restCandidatesTable(restCandidates));
+  }
   if (placement) {
     const worst = Math.min(...rows.map((r) => r.ratio as number).filter((x) => x !== null), ...(lookupRatio ? [lookupRatio] : []));
     console.log(`Worst ratio: ${ratioText(worst)}. Answers (status and number of allocation requests) ${http.disagree.length ? `differ on ${http.disagree.join(', ')}` : `agree on all ${queries.length} queries`}.`);
@@ -318,7 +301,7 @@ async function benchSize(size: number, withPlacement: boolean) {
   mkdirSync(CACHE, { recursive: true });
   writeFileSync(
     join(CACHE, `results-size${size}.json`),
-    JSON.stringify({ size, seed: SEED, repeat: REPEAT, importMs, http: rows, small: { typenameMs: median(small.typename), healthMs: median(small.health), lookupMs: median(small.lookup), placementLookupMs: small.placementLookup.length ? median(small.placementLookup) : null }, disagree: http.disagree, inProcess, responsiveness: busy }, null, 1),
+    JSON.stringify({ size, seed: SEED, repeat: REPEAT, importMs, http: rows, small: { typenameMs: median(small.typename), healthMs: median(small.health), lookupMs: median(small.lookup), placementLookupMs: small.placementLookup.length ? median(small.placementLookup) : null }, disagree: http.disagree, inProcess, responsiveness: busy, restCandidates }, null, 1),
   );
   rmSync(dir, { recursive: true, force: true });
 }

@@ -128,6 +128,7 @@ export function createServer(options: ServerOptions): Server {
     refusedHost: (header) => browserRefusal({ allowedHosts: browsers.allowedHosts }, 'GET', (name) => (name === 'origin' ? null : header(name)))?.message ?? null,
     cors: corsPolicy(browsers.corsOrigins ?? []),
     maxBodyBytes: limits.maxBodyBytes,
+    maxCandidates: limits.maxCandidates,
     observe: (route, status, seconds) => {
       metrics.observe(`REST ${route}`, 'rest', seconds, status >= 500);
       log?.({ level: status >= 500 ? 'error' : 'info', operation: `REST ${route}`, type: 'rest', status, durationMs: Math.round(seconds * 1e4) / 10 });

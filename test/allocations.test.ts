@@ -109,11 +109,11 @@ describe('allocations', () => {
     expect(noInventory).toMatchObject({ __typename: 'InvalidInput', issues: [{ path: 'allocations.0.resources.0.resourceClass' }] });
   });
 
-  it('deletes allocations, and NotFound for a consumer without any', async () => {
+  it('deletes allocations without changing provider generations (as Placement), and NotFound for a consumer without any', async () => {
     await set({ consumerUuid: C(1), allocations: [{ providerUuid: U(2), resources: [{ resourceClass: 'DISK_GB', amount: 5 }] }] });
     const del = async () => (await h.gql(`mutation { deleteAllocations(input: {consumerUuid: "${C(1)}"}) { ${errorSelection('deleteAllocations')} ... on ConsumerPayload { consumerUuid consumer { uuid } } } }`)).data.deleteAllocations;
     expect(await del()).toEqual({ __typename: 'ConsumerPayload', consumerUuid: C(1), consumer: null });
-    expect(await used(U(2))).toEqual({ generation: 2, inventories: [{ resourceClass: 'DISK_GB', used: 0 }] });
+    expect(await used(U(2))).toEqual({ generation: 1, inventories: [{ resourceClass: 'DISK_GB', used: 0 }] });
     expect(await del()).toMatchObject({ __typename: 'NotFound', kind: 'consumer' });
   });
 

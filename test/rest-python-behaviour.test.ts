@@ -5,34 +5,14 @@
 // Accept negotiation.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { pformat, PyFloat, pyValueRepr, type PyValue } from '../src/rules/python.js';
+import { pformat, pyValueRepr } from '../src/rules/python.js';
 import { PyJsonError, pyJsonDumps, pyJsonLoads } from '../src/rules/python-json.js';
 import { schemaProblem, type Schema } from '../src/rest/json-schema.js';
 import * as schemas from '../src/rest/schemas.js';
 import { acceptableOffers, isValidAccept } from '../src/rest/accept.js';
+import { decode, schemaOf } from './python-recorded.js';
 
 const golden = JSON.parse(readFileSync(new URL('./golden/rest/python-behaviour.json', import.meta.url), 'utf8'));
-
-/** The recorder's encoding back to Python's values: floats, big ints and dicts kept. */
-function decode(value: any): PyValue {
-  if (Array.isArray(value)) return value.map(decode);
-  if (value && typeof value === 'object') {
-    if ('$float' in value) return new PyFloat(Number(value.$float === 'inf' ? Infinity : value.$float === '-inf' ? -Infinity : value.$float === 'nan' ? NaN : value.$float));
-    if ('$int' in value) return BigInt(value.$int);
-    if ('$dict' in value) return new Map(value.$dict.map(([k, v]: [string, unknown]) => [k, decode(v)]));
-  }
-  return value;
-}
-
-/** A schema as Python holds it, as a plain object (this project's form of schemas). */
-function schemaOf(value: any): any {
-  if (Array.isArray(value)) return value.map(schemaOf);
-  if (value && typeof value === 'object') {
-    if ('$float' in value) return new PyFloat(Number(value.$float));
-    if ('$dict' in value) return Object.fromEntries(value.$dict.map(([k, v]: [string, unknown]) => [k, schemaOf(v)]));
-  }
-  return value;
-}
 
 describe("Python's behaviour, as Placement's answers show it", () => {
   it('pprint.pformat and repr', () => {

@@ -91,7 +91,8 @@ export const consumers = sqliteTable(
     uuid: text('uuid').notNull().unique(),
     projectId: text('project_id').notNull(),
     userId: text('user_id').notNull(),
-    consumerType: text('consumer_type').notNull().default('INSTANCE'),
+    // NULL: no type, as Placement records a consumer written before microversion 1.38 (shown as `unknown`).
+    consumerType: text('consumer_type'),
     generation: integer('generation').notNull().default(0),
   },
   (t) => [

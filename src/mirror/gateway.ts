@@ -221,7 +221,7 @@ export class Gateway {
 export function featuresOff(microversion: string): string[] {
   const minor = Number(microversion.split('.')[1]);
   const off: string[] = [];
-  if (minor < 38) off.push('consumer types (1.38): every consumer is mirrored as INSTANCE and setAllocations cannot set another type');
+  if (minor < 38) off.push('consumer types (1.38): consumers are mirrored without a type (shown as unknown) and setAllocations cannot set one');
   if (minor < 37) off.push('moving a provider to another parent (1.37)');
   return off;
 }

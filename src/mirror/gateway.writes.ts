@@ -6,7 +6,8 @@ import { CapacityExceeded, DomainError, DuplicateName, GenerationConflict, InUse
 import { refuseCapacitiesOutOfRange, withDefaults, type AddInventoryInput, type DeleteInventoryInput, type InventoryInput, type PlacementRules, type SetInventoriesInput, type SetInventoryInput, type UpdateInventoryInput } from '../modules/inventories/inventories.service.js';
 import type { SetProviderTraitsInput } from '../modules/traits/traits.service.js';
 import type { SetProviderAggregatesInput } from '../modules/aggregates/aggregates.service.js';
-import type { SetAllocationsInput } from '../modules/allocations/allocations.service.js';
+import type { AllocationsWritten, ConsumerAllocations, SetAllocationsInput, WriteAllocationsInput } from '../modules/allocations/allocations.service.js';
+import type { ReshapeInput } from '../modules/allocations/allocations.reshape.js';
 import { consumerByUuid } from '../modules/allocations/allocations.service.js';
 import { traitByName } from '../modules/traits/traits.service.js';
 import { resourceClassByName, type RenameResourceClassInput } from '../modules/resource-classes/resource-classes.service.js';
@@ -239,6 +240,61 @@ async function deleteAllocations(gateway: Gateway, consumerUuid: string): Promis
   return before;
 }
 
+/** One consumer's allocations as Placement's request body has them at 1.minor (what was not given stays out). */
+function consumerBody(c: ConsumerAllocations, minor: number): Record<string, unknown> {
+  const amounts = (resources: { resourceClass: string; amount: number }[]) => Object.fromEntries(resources.map((r) => [r.resourceClass, r.amount]));
+  const body: Record<string, unknown> = {
+    allocations:
+      minor >= 12
+        ? Object.fromEntries(c.allocations.map((a) => [a.providerUuid, { resources: amounts(a.resources) }]))
+        : c.allocations.map((a) => ({ resource_provider: { uuid: a.providerUuid }, resources: amounts(a.resources) })),
+  };
+  if (c.projectId !== null) Object.assign(body, { project_id: c.projectId, user_id: c.userId });
+  if (c.consumerGeneration !== undefined) body.consumer_generation = c.consumerGeneration;
+  if (c.consumerType) body.consumer_type = c.consumerType;
+  return body;
+}
+
+/** The providers whose usage a consumer's new allocations change: those it held (in the mirror) and those it will hold. */
+const touchedBy = (gateway: Gateway, consumers: readonly ConsumerAllocations[]) =>
+  new Map(consumers.map((c) => [c.consumerUuid, [...new Set([...providersOfConsumer(gateway, c.consumerUuid), ...c.allocations.map((a) => a.providerUuid)])]]));
+
+/** PUT /allocations/{consumer} or POST /allocations, at the microversion the client asked for, then read back. */
+async function writeAllocations(gateway: Gateway, input: WriteAllocationsInput): Promise<AllocationsWritten> {
+  const touched = touchedBy(gateway, input.consumers);
+  const version = `1.${input.minor}`;
+  const [first] = input.consumers;
+  await through(gateway, { consumer: first.consumerUuid, consumerGeneration: first.consumerGeneration ?? null }, () =>
+    input.several
+      ? gateway.write('POST', '/allocations', Object.fromEntries(input.consumers.map((c) => [c.consumerUuid, consumerBody(c, input.minor)])), version)
+      : gateway.write('PUT', `/allocations/${first.consumerUuid}`, consumerBody(first, input.minor), version),
+  );
+  await gateway.readBack(
+    [...touched.values()].flat(),
+    input.consumers.map((c) => c.consumerUuid),
+  );
+  return { consumers: input.consumers.map((c) => ({ consumerUuid: c.consumerUuid, consumer: consumerByUuid(gateway.db, c.consumerUuid) ?? null, providerUuids: touched.get(c.consumerUuid)! })) };
+}
+
+/** POST /reshaper at the client's microversion, then every provider and consumer it names read back. */
+async function reshape(gateway: Gateway, input: ReshapeInput) {
+  const touched = touchedBy(gateway, input.allocations);
+  const body = {
+    inventories: Object.fromEntries(
+      input.inventories.map((p) => [p.providerUuid, { resource_provider_generation: p.generation, inventories: Object.fromEntries(p.inventories.map((i) => [i.resourceClass, inventoryFields(i)])) }]),
+    ),
+    allocations: Object.fromEntries(input.allocations.map((c) => [c.consumerUuid, consumerBody(c, input.minor)])),
+  };
+  const [first] = input.inventories;
+  await through(gateway, { provider: first?.providerUuid, generation: first?.generation }, () => gateway.write('POST', '/reshaper', body, `1.${input.minor}`));
+  const providerUuids = input.inventories.map((p) => p.providerUuid);
+  await gateway.readBack(
+    [...providerUuids, ...[...touched.values()].flat()],
+    input.allocations.map((c) => c.consumerUuid),
+  );
+  return { providerUuids, consumers: input.allocations.map((c) => ({ consumerUuid: c.consumerUuid, providerUuids: touched.get(c.consumerUuid)! })) };
+}
+
 async function createName(gateway: Gateway, table: 'traits' | 'resource_classes', name: string): Promise<boolean> {
   const created = await gatewayPutName(gateway, table, name);
   await refreshNames(gateway, table);
@@ -369,6 +425,8 @@ function throughPlacement(gateway: Gateway) {
       return { consumer: consumerByUuid(db, input.consumerUuid) ?? null, providerUuids };
     },
     deleteAllocations: async (consumerUuid: string) => ({ providerUuids: await deleteAllocations(gateway, consumerUuid) }),
+    writeAllocations: (input: WriteAllocationsInput) => writeAllocations(gateway, input),
+    reshape: (input: ReshapeInput) => reshape(gateway, input),
     createTrait: async (name: string) => {
       const created = await createName(gateway, 'traits', name);
       return { trait: traitByName(db, name)!, created };

@@ -38,7 +38,7 @@ export function knownState(db: Db, options: { allocations?: boolean } = {}): Kno
     inventoryClasses.set(r.uuid, (inventoryClasses.get(r.uuid) ?? new Set()).add(r.rc));
   }
   const consumers = new Map(
-    all<{ uuid: string; project: string; user: string; type: string; generation: number }>(
+    all<{ uuid: string; project: string; user: string; type: string | null; generation: number }>(
       db,
       'SELECT uuid, project_id AS project, user_id AS user, consumer_type AS type, generation FROM consumers',
     ).map(({ uuid, ...meta }) => [uuid, meta]),

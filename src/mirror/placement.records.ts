@@ -3,7 +3,7 @@
 // what the GraphQL API can answer). A bad record is skipped with the rule it breaks; a bad provider
 // that others hang from would leave them without a parent, so the refresh is refused instead.
 import { MAX_INT } from '../rules/capacity.js';
-import { isConsumerType, isPlacementName } from '../rules/names.js';
+import { isConsumerType, isPlacementName, NO_CONSUMER_TYPE } from '../rules/names.js';
 import { inventoryIssues, type InventoryFields } from '../modules/inventories/inventories.service.js';
 import { MAX_PROVIDER_NAME_LENGTH } from '../modules/providers/providers.service.js';
 import { MirrorRefused } from '../upstream/failure.js';
@@ -39,7 +39,8 @@ export interface ProviderDetail {
 export interface ConsumerMeta {
   project: string;
   user: string;
-  type: string;
+  /** null: no type (Placement shows such a consumer as `unknown` from 1.38). */
+  type: string | null;
   generation: number;
 }
 
@@ -274,12 +275,13 @@ export function acceptConsumer(uuid: string, answer: unknown, skipped: Skipped, 
   if (!isObject(answer) || !isObject(answer.allocations ?? {})) throw new UnexpectedAnswer('Placement', 'GET', `/allocations/${uuid}`, 'has no allocations object');
   const held = (answer.allocations ?? {}) as Record<string, unknown>;
   if (answer.project_id == null || Object.keys(held).length === 0) return { meta: null, allocations: new Map() };
-  const type = answer.consumer_type ?? 'INSTANCE';
+  // Before 1.38, and for a consumer written without one, there is no type: Placement shows it as `unknown`.
+  const type = answer.consumer_type == null || answer.consumer_type === NO_CONSUMER_TYPE ? null : answer.consumer_type;
   const generation = answer.consumer_generation ?? 0;
   const problem =
     idProblem('project_id', answer.project_id) ??
     idProblem('user_id', answer.user_id) ??
-    (typeof type !== 'string' || !isConsumerType(type) ? `its consumer_type is not ${NAME_RULE}` : !isCount(generation, 0) ? `its consumer_generation is not a whole number from 0 to ${MAX_INT}` : null);
+    (type !== null && (typeof type !== 'string' || !isConsumerType(type)) ? `its consumer_type is not ${NAME_RULE}` : !isCount(generation, 0) ? `its consumer_generation is not a whole number from 0 to ${MAX_INT}` : null);
   if (problem) {
     skipped.add('consumer', `consumer ${uuid}`, problem, provider);
     return null;
@@ -289,7 +291,7 @@ export function acceptConsumer(uuid: string, answer: unknown, skipped: Skipped, 
     if (!isUuid(rp)) continue; // not a provider the mirror has
     allocations.set(rp, acceptResources(uuid, rp, isObject(a) ? a.resources : undefined, skipped));
   }
-  return { meta: { project: answer.project_id as string, user: answer.user_id as string, type: type as string, generation: generation as number }, allocations };
+  return { meta: { project: answer.project_id as string, user: answer.user_id as string, type: type as string | null, generation: generation as number }, allocations };
 }
 
 /** Drops the allocations whose provider has no mirrored inventory of their class (it was skipped): Placement never has such. */

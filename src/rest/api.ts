@@ -38,6 +38,8 @@ export interface PlacementApiOptions {
   cors?: CorsPolicy;
   /** Request bodies past this many bytes are refused with 413. */
   maxBodyBytes: number;
+  /** The most allocation requests one candidate search may build. */
+  maxCandidates?: number;
   /** Told of each request answered: the route's template ("GET /resource_providers/{uuid}"), the status, the time taken. */
   observe?: (route: string, status: number, seconds: number) => void;
   /** Told of an unexpected failure, which the client sees as a 500 without its details. */
@@ -192,7 +194,7 @@ export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
           return fail(new PlacementError(413, `The request body is larger than ${options.maxBodyBytes} bytes.`), true);
         }
         const query = queryAt < 0 ? '' : url.slice(queryAt + 1);
-        const rest = new RestRequest(options.db, writes, request.method!, path, query, accept, headers['content-type'], body, version.minor, role, matched.params);
+        const rest = new RestRequest(options.db, writes, request.method!, path, query, accept, headers['content-type'], body, version.minor, role, matched.params, options.maxCandidates);
         let answer: Answer;
         try {
           answer = await matched.handler!(rest);

@@ -54,7 +54,14 @@ export class RestRequest {
     /** The caller's role; null for a caller without one (noauth2's non-admin tokens). */
     readonly role: Role | null,
     readonly params: Record<string, string>,
+    /** The most allocation requests a candidate search may build (the server's limit). */
+    readonly maxCandidates?: number,
   ) {}
+
+  /** The query string as sent (without its `?`). */
+  get queryString(): string {
+    return this.rawQuery;
+  }
 
   /** want_version.matches((1, minor)): this request's microversion is 1.minor or later. */
   atLeast(minor: number): boolean {
@@ -149,7 +156,7 @@ export class RestRequest {
   }
 }
 
-/** A refusal of the domain (RequestRefused) as Placement's error, with its text as written. */
+/** A refusal of the domain (RequestRefused) as Placement's error answer, with its text as written. */
 export function placementRefusal(error: unknown): unknown {
-  return error instanceof RequestRefused ? new PlacementError(error.status, error.detail) : error;
+  return error instanceof RequestRefused ? new PlacementError(error.status, error.detail, { code: error.code }) : error;
 }

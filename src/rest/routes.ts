@@ -9,6 +9,9 @@ import * as inventories from './handlers/inventories.js';
 import * as usages from './handlers/usages.js';
 import * as aggregates from './handlers/aggregates.js';
 import * as traits from './handlers/traits.js';
+import * as allocations from './handlers/allocations.js';
+import * as allocationCandidates from './handlers/allocation-candidates.js';
+import * as reshaper from './handlers/reshaper.js';
 
 export type Handler = (request: RestRequest) => Answer | Promise<Answer>;
 
@@ -24,9 +27,15 @@ const DECLARATIONS: [string, Record<string, Handler>][] = [
   ['/resource_providers/{uuid}/inventories/{resource_class}', { GET: inventories.show, PUT: inventories.update, DELETE: inventories.remove }],
   ['/resource_providers/{uuid}/usages', { GET: usages.ofProvider }],
   ['/resource_providers/{uuid}/aggregates', { GET: aggregates.list, PUT: aggregates.replace }],
+  ['/resource_providers/{uuid}/allocations', { GET: allocations.ofProvider }],
+  ['/allocations', { POST: allocations.replaceMany }],
+  ['/allocations/{consumer_uuid}', { GET: allocations.ofConsumer, PUT: allocations.replace, DELETE: allocations.remove }],
+  ['/allocation_candidates', { GET: allocationCandidates.list }],
   ['/traits', { GET: traits.list }],
   ['/traits/{name}', { GET: traits.show, PUT: traits.create, DELETE: traits.remove }],
   ['/resource_providers/{uuid}/traits', { GET: traits.ofProvider, PUT: traits.replaceOfProvider, DELETE: traits.removeOfProvider }],
+  ['/usages', { GET: allocations.totals }],
+  ['/reshaper', { POST: reshaper.reshape }],
 ];
 
 interface Route {

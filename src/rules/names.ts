@@ -40,6 +40,13 @@ export const DEFAULT_CONSUMER_TYPE = 'INSTANCE';
 const CONSUMER_TYPE_PATTERN = /^[A-Z0-9_]+$/;
 const MAX_CONSUMER_TYPE_LENGTH = 255;
 export const isConsumerType = (value: string) => CONSUMER_TYPE_PATTERN.test(value) && value.length <= MAX_CONSUMER_TYPE_LENGTH;
+/**
+ * How Placement shows a consumer without a type (written before 1.38; NULL in the database): its
+ * NULL_CONSUMER_TYPE_ALIAS. Lower case, so no consumer type can be named so.
+ */
+export const NO_CONSUMER_TYPE = 'unknown';
+/** A stored consumer type (null: none) as Placement shows it. */
+export const shownConsumerType = (type: string | null) => type ?? NO_CONSUMER_TYPE;
 
 /**
  * A trait or resource class name as Placement lists it: standard (of whatever os-traits or

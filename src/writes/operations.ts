@@ -10,6 +10,7 @@ import * as inventories from '../modules/inventories/inventories.service.js';
 import * as traits from '../modules/traits/traits.service.js';
 import * as aggregates from '../modules/aggregates/aggregates.service.js';
 import * as allocations from '../modules/allocations/allocations.service.js';
+import { reshape } from '../modules/allocations/allocations.reshape.js';
 import * as resourceClasses from '../modules/resource-classes/resource-classes.service.js';
 import * as providerConfig from '../modules/provider-config/provider-config.service.js';
 import * as flavors from '../modules/flavors/flavors.service.js';
@@ -68,6 +69,11 @@ export const OPERATIONS = {
   setProviderAggregates: operation({ apply: aggregates.setProviderAggregates, events: (p) => [providerChanged('setProviderAggregates', p.uuid, 'AGGREGATES')] }),
   setAllocations: operation({ apply: allocations.setAllocations, events: (r, input) => [usageChanged('setAllocations', input.consumerUuid, r.providerUuids)] }),
   deleteAllocations: operation({ apply: allocations.deleteAllocations, events: (r, consumerUuid) => [usageChanged('deleteAllocations', consumerUuid, r.providerUuids)] }),
+  reshape: operation({
+    apply: reshape,
+    events: (r) => [...r.providerUuids.map((uuid) => providerChanged('reshape', uuid, 'INVENTORIES')), ...r.consumers.map((c) => usageChanged('reshape', c.consumerUuid, c.providerUuids))],
+  }),
+  writeAllocations: operation({ apply: allocations.writeAllocations, events: (r) => r.consumers.map((c) => usageChanged('writeAllocations', c.consumerUuid, c.providerUuids)) }),
   createTrait: operation({ apply: traits.createTrait }),
   deleteTrait: operation({ apply: traits.deleteTrait }),
   createResourceClass: operation({ apply: resourceClasses.createResourceClass }),

@@ -91,7 +91,8 @@ class Cloud:
     def set_allocation(self, rp, consumer, used):
         """tb.ensure_consumer (a new random consumer) then tb.set_allocation, as the fixtures call them."""
         cid, user, project = consumer
-        self.consumers[cid] = {'project_id': project, 'user_id': user, 'generation': 1}
+        # No consumer type (null in the snapshot): the fixtures write consumers as before microversion 1.38.
+        self.consumers[cid] = {'project_id': project, 'user_id': user, 'consumer_type': None, 'generation': 1}
         self.allocations[cid] = {rp: dict(used)}
         self.providers[rp]['generation'] += 1
         self.steps.append(('allocation', cid, project, user, rp, dict(used)))

@@ -7,6 +7,7 @@ import { ResourceProviderRef } from '../providers/providers.graphql.js';
 import type { ProviderRow } from '../providers/providers.service.js';
 import * as service from './allocations.service.js';
 import type { AllocationRow, ConsumerRow } from './allocations.service.js';
+import { shownConsumerType } from '../../rules/names.js';
 
 export const ConsumerRef = builder.objectRef<ConsumerRow>('Consumer');
 
@@ -45,7 +46,10 @@ builder.node(ConsumerRef, {
     uuid: t.exposeString('uuid', { description: 'The natural key (an instance uuid, for Nova).' }),
     projectId: t.exposeString('projectId', { description: 'The project it belongs to.' }),
     userId: t.exposeString('userId', { description: 'The user it belongs to.' }),
-    consumerType: t.exposeString('consumerType', { description: 'INSTANCE, MIGRATION, or another upper-case type.' }),
+    consumerType: t.string({
+      description: 'INSTANCE, MIGRATION, or another upper-case type; `unknown` for a consumer whose allocations were written without one (before Placement 1.38), as Placement shows it.',
+      resolve: (c) => shownConsumerType(c.consumerType),
+    }),
     generation: t.exposeInt('generation', { description: 'Bumped by every change to its allocations; send it back with a change.' }),
     allocations: t.field({
       type: [Allocation],
@@ -75,7 +79,7 @@ const UsageGrouping = builder.enumType('UsageGrouping', {
 const UsageTotal = builder.objectRef<service.UsageTotal>('UsageTotal').implement({
   description: 'Resources used by the consumers of one project, user or consumer type.',
   fields: (t) => ({
-    key: t.exposeString('key', { description: 'The project id, user id or consumer type.' }),
+    key: t.exposeString('key', { description: 'The project id, user id or consumer type (`unknown` for consumers without one).' }),
     consumerCount: t.exposeInt('consumerCount', { description: 'How many consumers it has.' }),
     resources: t.field({
       type: [ResourceAmount],
@@ -100,7 +104,7 @@ builder.queryFields((t) => ({
       groupBy: t.arg({ type: UsageGrouping, required: true, description: 'What one total covers.' }),
       projectId: t.arg.string({ required: false, description: 'Only consumers of this project.' }),
       userId: t.arg.string({ required: false, description: 'Only consumers of this user.' }),
-      consumerType: t.arg.string({ required: false, description: 'Only consumers of this type.' }),
+      consumerType: t.arg.string({ required: false, description: 'Only consumers of this type (`unknown`: those without one).' }),
     },
     resolve: (_root, args, ctx) => service.usageTotals(ctx.db, args.groupBy, args),
   }),

@@ -3,7 +3,7 @@
 // inventory's units, and what a provider holds adds up within its capacity.
 import { all, run } from '../../db/sql.js';
 import { capacityOf, fitsUnits, MAX_INT } from '../../rules/capacity.js';
-import { canonicalUuid, isConsumerType } from '../../rules/names.js';
+import { canonicalUuid, DEFAULT_CONSUMER_TYPE, isConsumerType } from '../../rules/names.js';
 import { checkGeneration, checkInteger, isObject, shown, snapshotSection, type CheckContext } from '../snapshot/snapshot.section.js';
 import type { Snapshot } from '../snapshot/snapshot.types.js';
 
@@ -68,7 +68,10 @@ export const allocationsSection = snapshotSection({
       if (!isObject(meta)) problem(path, 'must be an object {project_id, user_id, consumer_type}');
       else {
         for (const key of ['project_id', 'user_id', 'consumer_type'] as const) {
-          if (meta[key] !== undefined && (typeof meta[key] !== 'string' || meta[key] === '' || meta[key].length > 255)) problem(`${path}.${key}`, `must be a string of 1 to 255 characters (got ${shown(meta[key])})`);
+          if (key === 'consumer_type' && meta[key] === null) continue;
+          if (meta[key] !== undefined && (typeof meta[key] !== 'string' || meta[key] === '' || meta[key].length > 255)) {
+            problem(`${path}.${key}`, `must be a string of 1 to 255 characters${key === 'consumer_type' ? ', or null for no type' : ''} (got ${shown(meta[key])})`);
+          }
         }
         if (typeof meta.consumer_type === 'string' && !isConsumerType(meta.consumer_type)) problem(`${path}.consumer_type`, 'must match ^[A-Z0-9_]+$ and be at most 255 characters');
         checkGeneration(meta.generation, `${path}.generation`, problem);
@@ -88,7 +91,7 @@ export const allocationsSection = snapshotSection({
           uuid,
           meta.project_id ?? DEFAULT_PROJECT_ID,
           meta.user_id ?? DEFAULT_USER_ID,
-          meta.consumer_type ?? 'INSTANCE',
+          meta.consumer_type === undefined ? DEFAULT_CONSUMER_TYPE : meta.consumer_type,
           meta.generation ?? 1,
         ).lastInsertRowid,
       );
@@ -112,7 +115,7 @@ export const allocationsSection = snapshotSection({
       ((allocations[r.consumer] ??= {})[r.provider] ??= {})[r.rc] = r.used;
     }
     const consumers: Consumers = {};
-    for (const c of all<{ uuid: string; project_id: string; user_id: string; consumer_type: string; generation: number }>(db, 'SELECT uuid, project_id, user_id, consumer_type, generation FROM consumers ORDER BY id')) {
+    for (const c of all<{ uuid: string; project_id: string; user_id: string; consumer_type: string | null; generation: number }>(db, 'SELECT uuid, project_id, user_id, consumer_type, generation FROM consumers ORDER BY id')) {
       consumers[c.uuid] = { project_id: c.project_id, user_id: c.user_id, consumer_type: c.consumer_type, generation: c.generation };
     }
     return { allocations, consumers };

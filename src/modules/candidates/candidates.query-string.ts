@@ -3,7 +3,7 @@
 import { isUuidLike } from '../../rules/names.js';
 import { negotiateVersion } from '../../rules/microversion.js';
 import { codePointOrder, pyIntNumber, pyRepr, pyStrip, pythonSearch } from '../../rules/python.js';
-import { parseMemberOf, parseQueryPairs, parseResources, parseTraits, reject } from '../common/query-string.js';
+import { parseMemberOf, parseQueryPairs, parseResources, parseTraits, QUERY_BAD_VALUE, QUERY_DUPLICATE_KEY, reject } from '../common/query-string.js';
 import { checkGroups, type SearchGroup, type SearchRequest } from './candidates.request.js';
 
 const NUMERIC_SUFFIX = '[1-9][0-9]*';
@@ -100,18 +100,18 @@ export function readPlacementQuery(query: string, microversion?: string | null):
   let rootRequired: string[] = [];
   let rootForbidden: string[] = [];
   const rootValues = all('root_required');
-  if (rootValues.length > 1) reject("Query parameter 'root_required' may be specified only once.");
+  if (rootValues.length > 1) reject("Query parameter 'root_required' may be specified only once.", 400, QUERY_DUPLICATE_KEY);
   if (rootValues.length === 1) {
     const parsed = parseTraits(rootValues[0], true, false);
     rootRequired = [...new Set(parsed.required.flat())];
     rootForbidden = parsed.forbidden;
     const conflicts = rootForbidden.filter((t) => rootRequired.includes(t));
-    if (conflicts.length) reject(`Conflicting required and forbidden traits found in root_required: ${conflicts.join(', ')}`);
+    if (conflicts.length) reject(`Conflicting required and forbidden traits found in root_required: ${conflicts.join(', ')}`, 400, QUERY_BAD_VALUE);
   }
   const sameSubtree: string[][] = [];
   for (const value of all('same_subtree')) {
     const suffixes = [...new Set(value.split(',').map(pyStrip))];
-    if (suffixes.includes('')) reject('Empty string (unsuffixed group) can not be specified in `same_subtree`');
+    if (suffixes.includes('')) reject('Empty string (unsuffixed group) can not be specified in `same_subtree` ', 400, QUERY_BAD_VALUE);
     sameSubtree.push(suffixes);
   }
 

@@ -2,7 +2,7 @@
 // structured GraphQL input checked and turned into it with Placement's 1.39 rules and messages.
 import { codePointOrder, pyList, pyRepr } from '../../rules/python.js';
 import { LATEST_MINOR } from '../../rules/microversion.js';
-import { reject } from '../common/query-string.js';
+import { QUERY_BAD_VALUE, QUERY_MISSING_VALUE, reject } from '../common/query-string.js';
 import type { CandidatesRequestInput } from './candidates.types.js';
 
 
@@ -37,13 +37,13 @@ export function checkGroups(request: SearchRequest) {
   const { groups, minor } = request;
   if (minor >= 36) {
     const resourceless = groups.filter((g) => g.resources.length === 0).map((g) => g.suffix);
-    if (resourceless.length === groups.length) reject('There must be at least one resources or resources[$S] parameter.');
+    if (resourceless.length === groups.length) reject('There must be at least one resources or resources[$S] parameter.', 400, QUERY_MISSING_VALUE);
     const inSubtrees = new Set(request.sameSubtree.flat());
     const bad = resourceless.filter((s) => !inSubtrees.has(s));
-    if (bad.length) reject(`Resourceless suffixed group request should be specified in \`same_subtree\` query param: bad group(s) - ${pyList(bad)}.`);
+    if (bad.length) reject(`Resourceless suffixed group request should be specified in \`same_subtree\` query param: bad group(s) - ${pyList(bad)}.`, 400, QUERY_BAD_VALUE);
     const known = new Set(groups.map((g) => g.suffix));
     const unknown = [...inSubtrees].filter((s) => !known.has(s));
-    if (unknown.length) reject(`Real suffixes should be specified in \`same_subtree\`: ${pyList(unknown)} not found in ${pyList(groups.map((g) => g.suffix))}.`);
+    if (unknown.length) reject(`Real suffixes should be specified in \`same_subtree\`: ${pyList(unknown)} not found in ${pyList(groups.map((g) => g.suffix))}.`, 400, QUERY_BAD_VALUE);
   } else {
     const orphanTraits = groups.filter((g) => g.required.length && !g.resources.length).map((g) => `required${g.suffix}`);
     if (orphanTraits.length) reject(`All traits parameters must be associated with resources. Found the following orphaned traits keys: ${orphanTraits.join(', ')}`);

@@ -3,7 +3,9 @@
 // capacity's headroom, which runs them with a solver of its own. Nothing outside this folder imports
 // another of its domain files (test/layers.test.ts).
 export { DEFAULT_MAX_CANDIDATES, explainCandidates, parsePlacementQuery, searchCandidates, searchPlacementQuery } from './candidates.service.js';
-export type { CandidateRequest, CandidatesFound, CandidatesOptions, CandidatesRequestInput, RequestGroupInput } from './candidates.types.js';
+export type { CandidateRequest, CandidatesFound, CandidatesOptions, CandidatesRequestInput, ProviderSummary, RequestGroupInput, SummaryResource } from './candidates.types.js';
+// For answers written straight to JSON: each request's pieces, made for one reading.
+export { passingAllocations, passingMappings } from './candidates.answer.js';
 export type { CandidatesExplanation } from './candidates.explain.types.js';
 
 // The stages, for headroom.

@@ -13,6 +13,8 @@ export abstract class DomainError extends Error {
   abstract readonly typename: string;
   /** Placement's error code for the same failure. */
   code = 'placement.undefined_code';
+  /** Placement's own words for the same failure, where they differ from the message (its REST API's text). */
+  placement?: string;
   /** The refusal of a live Placement this one stands for (gateway mode): its status and its own text. */
   upstream?: { status: number; text: string };
 }
@@ -48,8 +50,10 @@ export class GenerationConflict extends DomainError {
     readonly expected: number | null,
     readonly actual: number | null,
     message: string,
+    placement?: string,
   ) {
     super(message);
+    this.placement = placement;
   }
 }
 
@@ -71,8 +75,10 @@ export class CapacityExceeded extends DomainError {
     readonly used: number,
     readonly capacity: number,
     message: string,
+    placement?: string,
   ) {
     super(message);
+    this.placement = placement;
   }
 }
 
@@ -94,8 +100,10 @@ export class RequestRefused extends Error {
   constructor(
     message: string,
     readonly status = 400,
-    /** Placement's text as it wrote it (the detail of its HTTP error), where the message collapses its whitespace. */
+    /** Placement's text as it writes it in its REST answer's detail (the message may be whitespace-collapsed). */
     readonly detail = message,
+    /** Placement's error code for this refusal, where it gives one. */
+    readonly code = 'placement.undefined_code',
   ) {
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;

@@ -2,14 +2,19 @@
 // GET /allocation_candidates: webob's parsing of the pairs, and util.py's checks of `resources`,
 // `required` and `member_of`, with the same messages in the same order.
 import { isUuidLike } from '../../rules/names.js';
-import { pyCollapseSpaces, pyIntNumber, pyStrip } from '../../rules/python.js';
 import { RequestRefused } from './errors.js';
+import { pyCollapseSpaces, pyIntNumber, pyStrip } from '../../rules/python.js';
 
-/** Placement's refusal of a request, its message whitespace-collapsed as Placement's JSON error shows it; its text as written kept as the detail. */
-export const reject = (message: string, status = 400): never => {
+/** Placement's refusal of a query: its message whitespace-collapsed as Placement's JSON error shows it in GraphQL, its text as written for its REST answer. */
+export const reject = (message: string, status = 400, code?: string): never => {
   // Collapsed as Python's str.split() does (the whitespace of str.isspace(), not JS's \s).
-  throw new RequestRefused(pyCollapseSpaces(message), status, message);
+  throw new RequestRefused(pyCollapseSpaces(message), status, message, code);
 };
+
+/** Placement's error codes of query refusals (errors.py). */
+export const QUERY_BAD_VALUE = 'placement.query.bad_value';
+export const QUERY_MISSING_VALUE = 'placement.query.missing_value';
+export const QUERY_DUPLICATE_KEY = 'placement.query.duplicate_key';
 
 /** The query string as webob parses it: pairs split on & and ;, + as space, percent-decoded UTF-8. */
 export function parseQueryPairs(query: string): [string, string][] {

@@ -150,7 +150,7 @@ const classIdsOf = (db: Db, names: readonly string[]) =>
   new Map(all<{ id: number; name: string }>(db, 'SELECT id, name FROM resource_classes WHERE name IN (SELECT value FROM json_each(?))', list(names)).map((r) => [r.name, r.id]));
 
 /** A class that still has allocations cannot lose its inventory: Placement's refusal names every such class. */
-function assertNotInUse(db: Db, provider: ProviderRow, classIds: readonly number[], prefix: string) {
+export function assertNotInUse(db: Db, provider: ProviderRow, classIds: readonly number[], prefix: string) {
   const used = all<{ name: string }>(
     db,
     `SELECT rc.name FROM allocations a JOIN resource_classes rc ON rc.id = a.resource_class_id

@@ -37,7 +37,8 @@ export interface Snapshot {
   traits?: Record<string, string[]>;
   aggregates?: Record<string, string[]>;
   allocations?: Record<string, Record<string, Record<string, number>>>;
-  consumers?: Record<string, { project_id?: string; user_id?: string; consumer_type?: string; generation?: number }>;
+  /** A consumer's type defaults to INSTANCE, as in the oracle's scenarios; null is no type (written before Placement 1.38). */
+  consumers?: Record<string, { project_id?: string; user_id?: string; consumer_type?: string | null; generation?: number }>;
   resource_classes?: string[];
   custom_traits?: string[];
   flavors?: SnapshotFlavor[];
