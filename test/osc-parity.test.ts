@@ -35,19 +35,6 @@ async function run(args: string[], dbFile: string, target = ['--db', dbFile]) {
   return { stdout, stderr, status };
 }
 
-/**
- * Refusals of the allocation commands are told in the words of the GraphQL mutations they use (the
- * REST API does not serve /allocations yet): the same status and output, another sentence.
- */
-const IN_OUR_WORDS = new Map([
-  ['allocation set c0ffee00-0000-0000-0000-000000000001 --allocation rp=22222222-0000-0000-0000-000000000001,VCPU=100', 'Unable to allocate 100 VCPU on resource provider 22222222-0000-0000-0000-000000000001: the requested amount would exceed the capacity (used 0 + 100 > capacity 8).\n'],
-  ['allocation delete c0ffee00-0000-0000-0000-000000000002', "No allocations for consumer 'c0ffee00-0000-0000-0000-000000000002'.\n"],
-]);
-const expected = (c: Case) => {
-  const ours = [...IN_OUR_WORDS].find(([start]) => label(c).startsWith(`resource provider ${start}`) && c.status !== 0);
-  return { stdout: c.stdout, stderr: ours ? ours[1] : c.stderr, status: c.status };
-};
-
 const recorded = (name: string) => (fixture(`golden/osc-more/${name}`) as { cases: Case[] }).cases;
 const label = (c: Case) => c.args.join(' ');
 
@@ -61,7 +48,7 @@ describe('read commands: formats, columns, sorting, widths, microversions, ! and
 describe('write commands, in order, through the write port', () => {
   it.each(['writes', 'allocations'])('%s: prints what openstack printed, command after command', async (name) => {
     const dbFile = demoDb();
-    for (const c of recorded(`${name}.recorded.json`)) expect.soft(await run(c.args, dbFile), label(c)).toEqual(expected(c));
+    for (const c of recorded(`${name}.recorded.json`)) expect.soft(await run(c.args, dbFile), label(c)).toEqual({ stdout: c.stdout, stderr: c.stderr, status: c.status });
   });
 });
 
@@ -83,7 +70,7 @@ describe('write commands through a running server (--url, --token)', () => {
 
   it('prints what openstack printed, the changes made by the server in its database', async () => {
     for (const c of [...recorded('writes.recorded.json'), ...recorded('allocations.recorded.json')])
-      expect.soft(await run(c.args, dbFile, ['--url', url, '--token', admin]), label(c)).toEqual(expected(c));
+      expect.soft(await run(c.args, dbFile, ['--url', url, '--token', admin]), label(c)).toEqual({ stdout: c.stdout, stderr: c.stderr, status: c.status });
     // The last command deleted the provider; the server's file says so too.
     expect(await run(['resource', 'provider', 'show', '11111111-2222-3333-4444-555555555555'], dbFile)).toMatchObject({ status: 1 });
   });

@@ -455,10 +455,10 @@ export function oscProgram(defaultDb: string, io: Io): Command {
     );
 
   const allocation = provider.command('allocation').description("a consumer's allocations");
-  leaf(allocation, 'show', 'Show resource allocations for a given consumer')
+  leaf(allocation, 'show', 'Show resource allocations for a given consumer (GET /allocations/{uuid})')
     .argument('<uuid>', 'UUID of the consumer')
-    .action(run(async (target, out, uuid: string) => consumerAllocations(target, out, uuid)));
-  leaf(allocation, 'set', "Replace a consumer's allocations with those given (--project-id and --user-id from 1.8, --consumer-type from 1.38)")
+    .action(run(async (target, out, uuid: string) => formatAllocations(target, out, await withPlacement(target, async (call) => (await call('GET', `/allocations/${uuid}`)).json))));
+  leaf(allocation, 'set', "Replace a consumer's allocations with those given (PUT /allocations/{uuid}; --project-id and --user-id from 1.8, --consumer-type from 1.38)")
     .argument('<uuid>', 'UUID of the consumer')
     .option('--allocation <rp=UUID,CLASS=AMOUNT,...>', 'an allocation: the provider and amounts of its classes; may be repeated', collect)
     .option('--project-id <project_id>', 'ID of the consuming project')
@@ -468,11 +468,24 @@ export function oscProgram(defaultDb: string, io: Io): Command {
       run(async (target, out, uuid: string, flags: any) => {
         const missing = [atLeast(target, 8) && !flags.projectId && '--project-id', atLeast(target, 8) && !flags.userId && '--user-id', atLeast(target, 38) && !flags.consumerType && '--consumer-type'].filter(Boolean);
         if (missing.length) throw new CommandFailed(`the following arguments are required: ${missing.join(', ')}`);
-        const byProvider = allocationArguments(list(flags.allocation));
-        if (byProvider.size === 0) throw new CommandFailed('At least one resource allocation must be specified');
-        if (!flags.projectId || !flags.userId) throw new CommandFailed('--project-id and --user-id: this server keeps a project and a user with every consumer; give both');
-        await putAllocations(target, uuid, { projectId: flags.projectId, userId: flags.userId, consumerType: atLeast(target, 38) ? flags.consumerType : null }, byProvider);
-        return consumerAllocations(target, out, uuid);
+        const answer = await withPlacement(target, async (call) => {
+          const generations = atLeast(target, 28);
+          const current = generations ? (await call('GET', `/allocations/${uuid}`)).json : null;
+          const byProvider = allocationArguments(list(flags.allocation));
+          if (byProvider.size === 0) throw new CommandFailed('At least one resource allocation must be specified');
+          const resources = (m: Map<string, number>) => Object.fromEntries(m);
+          const payload: Record<string, unknown> = {
+            allocations: atLeast(target, 12)
+              ? Object.fromEntries([...byProvider].map(([rp, m]) => [rp, { resources: resources(m) }]))
+              : [...byProvider].map(([rp, m]) => ({ resource_provider: { uuid: rp }, resources: resources(m) })),
+          };
+          if (generations) payload.consumer_generation = current.consumer_generation ?? null;
+          if (atLeast(target, 8)) Object.assign(payload, { project_id: flags.projectId, user_id: flags.userId });
+          if (atLeast(target, 38)) payload.consumer_type = flags.consumerType;
+          await call('PUT', `/allocations/${uuid}`, payload);
+          return (await call('GET', `/allocations/${uuid}`)).json;
+        });
+        return formatAllocations(target, out, answer);
       }),
     );
   leaf(allocation, 'unset', "Remove a consumer's allocations against some providers (--provider) or of some classes (--resource-class), or all of them (1.12)")
@@ -482,26 +495,28 @@ export function oscProgram(defaultDb: string, io: Io): Command {
     .action(
       run(async (target, out, uuid: string, flags: any) => {
         needs(target, 12);
-        const consumer = await consumerOf(target, uuid);
-        const byProvider = new Map((consumer?.allocations ?? []).map((a) => [a.provider.uuid, new Map(a.resources.map((r) => [r.resourceClass, r.amount]))]));
-        const providers: string[] = list(flags.provider);
-        const classes: string[] = list(flags.resourceClass);
-        if (classes.length) {
-          for (const [rp, resources] of byProvider) {
-            if (providers.length && !providers.includes(rp)) continue;
-            for (const rc of classes) resources.delete(rc);
-            if (resources.size === 0) byProvider.delete(rp);
-          }
-        } else if (providers.length) for (const rp of providers) byProvider.delete(rp);
-        else byProvider.clear();
-        if (byProvider.size === 0) await deleteAllocations(target, uuid, consumer !== null);
-        else await putAllocations(target, uuid, { projectId: consumer!.projectId, userId: consumer!.userId, consumerType: consumer!.consumerType }, byProvider);
-        return consumerAllocations(target, out, uuid);
+        const answer = await withPlacement(target, async (call) => {
+          const payload = (await call('GET', `/allocations/${uuid}`)).json;
+          let allocations: Record<string, { resources: Record<string, number> }> = payload.allocations;
+          const providers: string[] = list(flags.provider);
+          const classes: string[] = list(flags.resourceClass);
+          if (classes.length) {
+            for (const rp of Object.keys(allocations).filter((rp) => !providers.length || providers.includes(rp))) {
+              for (const rc of classes) delete allocations[rp].resources[rc];
+              if (Object.keys(allocations[rp].resources).length === 0) delete allocations[rp];
+            }
+          } else if (providers.length) for (const rp of providers) delete allocations[rp];
+          else allocations = {};
+          if (Object.keys(allocations).length || atLeast(target, 28)) await call('PUT', `/allocations/${uuid}`, { ...payload, allocations });
+          else await call('DELETE', `/allocations/${uuid}`);
+          return (await call('GET', `/allocations/${uuid}`)).json;
+        });
+        return formatAllocations(target, out, answer, true);
       }),
     );
-  leaf(allocation, 'delete', 'Delete all resource allocations for a given consumer', 'none')
+  leaf(allocation, 'delete', 'Delete all resource allocations for a given consumer (DELETE /allocations/{uuid})', 'none')
     .argument('<uuid>', 'UUID of the consumer')
-    .action(run(async (target, _out, uuid: string) => (await deleteAllocations(target, uuid, true), '')));
+    .action(run(async (target, _out, uuid: string) => (await withPlacement(target, (call) => call('DELETE', `/allocations/${uuid}`)), '')));
 
   leaf(resource.command('usage').description('usages of a project'), 'show', 'Show resource usages of a project (and optionally a user), per consumer type (GET /usages, 1.9)')
     .argument('<project_id>', 'ID of the project')
@@ -591,24 +606,14 @@ export function oscProgram(defaultDb: string, io: Io): Command {
   return program;
 }
 
-type ConsumerRead = { generation: number; projectId: string; userId: string; consumerType: string | null; allocations: { provider: { uuid: string; generation: number }; resources: { resourceClass: string; amount: number }[] }[] };
-
-async function consumerOf(target: Target, uuid: string): Promise<ConsumerRead | null> {
-  const data = await request<{ consumer: ConsumerRead | null }>(
-    target,
-    'query($uuid: UUID!) { consumer(uuid: $uuid) { generation projectId userId consumerType allocations { provider { uuid generation } resources { resourceClass amount } } } }',
-    { uuid },
-  );
-  return data.consumer;
-}
-
-/** A consumer's allocations as osc-placement prints them, with the columns of the command's microversion. */
-async function consumerAllocations(target: Target, out: OutputOptions, uuid: string): Promise<string> {
-  const c = await consumerOf(target, uuid);
-  const columns = ['resource_provider', 'generation', 'resources', ...(atLeast(target, 12) ? ['project_id', 'user_id'] : []), ...(atLeast(target, 38) ? ['consumer_type'] : [])];
-  const rows: Cell[][] = (c?.allocations ?? []).map((a) =>
-    [a.provider.uuid, a.provider.generation, Object.fromEntries(a.resources.map((r) => [r.resourceClass, r.amount])), c!.projectId, c!.userId, c!.consumerType].slice(0, columns.length),
-  );
+/**
+ * A consumer's allocations (GET /allocations/{uuid}) as osc-placement prints them, with the columns of
+ * the command's microversion (unset always names the project and user, as osc-placement does).
+ */
+function formatAllocations(target: Target, out: OutputOptions, answer: { allocations: Record<string, { generation: number; resources: Record<string, number> }>; project_id?: string; user_id?: string; consumer_type?: string }, owner = false): string {
+  const columns = ['resource_provider', 'generation', 'resources', ...(owner || atLeast(target, 12) ? ['project_id', 'user_id'] : []), ...(atLeast(target, 38) ? ['consumer_type'] : [])];
+  const props: Record<string, Cell> = { project_id: answer.project_id ?? '', user_id: answer.user_id ?? '', consumer_type: answer.consumer_type ?? null };
+  const rows: Cell[][] = Object.entries(answer.allocations).map(([rp, a]) => columns.map((c) => (c === 'resource_provider' ? rp : c === 'generation' ? a.generation : c === 'resources' ? a.resources : props[c])));
   return formatList(columns, rows, out);
 }
 
@@ -618,7 +623,8 @@ function allocationArguments(texts: string[]): Map<string, Map<string, number>> 
   for (const text of texts) {
     if (!text.includes('=') || !text.includes(',')) throw new CommandFailed('Incorrect allocation string format');
     const pairs = text.split(',').map((kv) => kv.split('='));
-    if (pairs.some((p) => p.length !== 2)) throw new CommandFailed(`dictionary update sequence element #${pairs.findIndex((p) => p.length !== 2)} has length ${pairs.find((p) => p.length !== 2)!.length}; 2 is required`);
+    const bad = pairs.findIndex((p) => p.length !== 2);
+    if (bad >= 0) throw new CommandFailed(`dictionary update sequence element #${bad} has length ${pairs[bad].length}; 2 is required`);
     const parsed = new Map(pairs as [string, string][]);
     const rp = parsed.get('rp');
     if (rp === undefined) throw new CommandFailed('Resource provider parameter is required for allocation string');
@@ -632,38 +638,6 @@ function allocationArguments(texts: string[]): Map<string, Map<string, number>> 
     byProvider.set(rp, resources);
   }
   return byProvider;
-}
-
-/** A refusal of a write mutation, in one line. */
-function refused(answer: { __typename: string; message?: string }): void {
-  if (answer.__typename !== 'ConsumerPayload') throw new CommandFailed(answer.message ?? answer.__typename);
-}
-
-/** The consumer's allocations replaced through the setAllocations mutation (the write port), at its current generation. */
-async function putAllocations(target: Target, uuid: string, owner: { projectId: string; userId: string; consumerType: string | null }, byProvider: Map<string, Map<string, number>>) {
-  const current = await consumerOf(target, uuid);
-  const input = {
-    consumerUuid: uuid,
-    consumerGeneration: current?.generation ?? null,
-    ...owner,
-    allocations: [...byProvider].map(([providerUuid, resources]) => ({ providerUuid, resources: [...resources].map(([resourceClass, amount]) => ({ resourceClass, amount })) })),
-  };
-  const data = await request<{ setAllocations: { __typename: string; message?: string } }>(
-    target,
-    'mutation($input: SetAllocationsInput!) { setAllocations(input: $input) { __typename ... on DomainError { message } } }',
-    { input },
-  );
-  refused(data.setAllocations);
-}
-
-async function deleteAllocations(target: Target, uuid: string, mustExist: boolean) {
-  if (!mustExist) return;
-  const data = await request<{ deleteAllocations: { __typename: string; message?: string } }>(
-    target,
-    'mutation($input: DeleteAllocationsInput!) { deleteAllocations(input: $input) { __typename ... on DomainError { message } } }',
-    { input: { consumerUuid: uuid } },
-  );
-  refused(data.deleteAllocations);
 }
 
 /** osc-placement's get_required_query_param_from_args: each any-of list its own in:, the other required and the forbidden traits together. */
