@@ -130,7 +130,7 @@ describe('osc-placement read commands against a running server (--url, --token)'
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const unreachable = await run(['trait', 'list'], ['--url', `http://127.0.0.1:${port}`]);
-    expect(unreachable).toMatchObject({ status: 1, stderr: `cannot reach http://127.0.0.1:${port}/graphql: ECONNREFUSED\n` });
+    expect(unreachable).toMatchObject({ status: 1, stderr: `cannot reach http://127.0.0.1:${port}/placement: ECONNREFUSED\n` });
   });
 });
 

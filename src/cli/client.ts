@@ -126,7 +126,7 @@ function placementCaller(base: string, token: string, microversion: string): Pla
     if (response.status >= 400) {
       const detail: unknown = json?.errors?.[0]?.detail;
       if (response.status < 500 && typeof detail === 'string') throw new ClientError(`${detail.split('\n').at(-1)!.trim()} (HTTP ${response.status})`);
-      if (response.status === 401) throw new ClientError('The request you have made requires authentication. (HTTP 401)');
+      if (response.status === 401) throw new ClientError('The request you have made requires authentication. (HTTP 401): the server does not know this token (--token or PLACEMENT_TOKEN)');
       throw new ClientError(`${response.statusText || 'Error'} (HTTP ${response.status})`);
     }
     return { status: response.status, json, location: response.headers.get('location') };

@@ -1,5 +1,7 @@
-// osc-placement's everyday read commands (`openstack resource provider list`, `allocation candidate
-// list`...), with its names, flags and columns, against the database file or a running server.
+// osc-placement's commands (`openstack resource provider list`, `inventory set`, `allocation candidate
+// list`...), with its names, flags, columns and microversions, against the database file or a running
+// server. Those osc-placement answers from Placement's REST API send its requests to this project's
+// (src/rest), so writes go through the same write port as the mutations; the other reads ask GraphQL.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ClientError, request, withPlacement, type Target } from './client.js';
 import { addCapacityCommands } from './capacity.command.js';
@@ -568,21 +570,12 @@ export function oscProgram(defaultDb: string, io: Io): Command {
     .action(
       run(async (target, out, cmdFlags: any) => {
         needs(target, 6);
-        const filter: Record<string, unknown> = {};
-        const name: string | undefined = cmdFlags.name;
-        if (name !== undefined) {
-          if (name.startsWith('startswith:')) filter.prefix = name.slice('startswith:'.length);
-          else if (name.startsWith('in:')) filter.names = name.slice(3).split(',');
-          else throw new CommandFailed(`--name ${name}: must be startswith:PREFIX or in:NAME[,NAME...] (HTTP 400)`);
-        }
-        if (cmdFlags.associated) filter.associated = true;
-        const traits = await allPages<{ name: string }>(
-          target,
-          'query($filter: TraitFilter, $first: Int, $after: String) { traits(filter: $filter, first: $first, after: $after) { nodes { name } pageInfo { hasNextPage endCursor } } }',
-          { filter },
-          (d) => d.traits,
-        );
-        return formatList(['name'], traits.map((t) => [t.name]), out);
+        const params = new URLSearchParams();
+        if (cmdFlags.name) params.append('name', cmdFlags.name);
+        if (cmdFlags.associated) params.append('associated', 'True');
+        const query = params.toString();
+        const answer = await withPlacement(target, (call) => call('GET', `/traits${query ? `?${query}` : ''}`));
+        return formatList(['name'], (answer.json.traits as string[]).map((t) => [t]), out);
       }),
     );
   leaf(trait, 'show', 'Check that a trait exists (GET /traits/{name}, 1.6)', 'one')
