@@ -135,6 +135,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(`placement-gql ${JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')).version}`);
     return 0;
   }
+  // openstack takes --os-placement-api-version before the command too.
+  if (argv[0] === '--os-placement-api-version' && OSC_COMMANDS.includes(argv[2])) argv = [...argv.slice(2), ...argv.slice(0, 2)];
+  else if (argv[0]?.startsWith('--os-placement-api-version=') && OSC_COMMANDS.includes(argv[1])) argv = [...argv.slice(1), argv[0]];
   const [command, ...rest] = argv;
   if (OSC_COMMANDS.includes(command)) {
     const { runOscCommand } = await import('./cli/osc.command.js');

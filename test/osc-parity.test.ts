@@ -3,6 +3,7 @@
 // cloud (test/golden/osc-more, recorded by scripts/golden/osc_commands.py): stdout, stderr and the
 // exit status. The write commands run in the recorded order on a fresh copy of the cloud, so each
 // one sees what the ones before it wrote, as they did in Placement.
+import { spawnSync } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +43,16 @@ describe('read commands: formats, columns, sorting, widths, microversions, ! and
   const dbFile = demoDb();
   it.each(recorded('reads.recorded.json').map((c) => [label(c), c] as const))('%s', async (_, c) => {
     expect(await run(c.args, dbFile)).toEqual({ stdout: c.stdout, stderr: c.stderr, status: c.status });
+  });
+});
+
+describe('--os-placement-api-version before the command, as openstack takes it', () => {
+  it('placement-gql --os-placement-api-version 1.13 resource provider show ... prints what openstack printed', () => {
+    const args = ['resource', 'provider', 'show', '6a8f40e8-5319-5d5e-8a89-ecb6de64c990', '--os-placement-api-version', '1.13', '-f', 'json', '-c', 'uuid', '-c', 'name', '-c', 'root_provider_uuid'];
+    const c = recorded('reads.recorded.json').find((r) => label(r) === args.join(' '))!;
+    const leading = ['--os-placement-api-version', '1.13', ...args.slice(0, 4), ...args.slice(6)];
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...leading, '--db', demoDb()], { encoding: 'utf8', timeout: 60_000 });
+    expect({ stdout: result.stdout, stderr: result.stderr, status: result.status }).toEqual({ stdout: c.stdout, stderr: c.stderr, status: c.status });
   });
 });
 
