@@ -14,7 +14,7 @@ const ROLLUP_CLASS = '{ capacity(groupBy: [RESOURCE_CLASS]) { key { resourceClas
 const ROLLUP_AGGREGATE = '{ capacity(groupBy: [AGGREGATE, RESOURCE_CLASS]) { key { aggregate resourceClass } resources { capacity used free } } }';
 const HEADROOM = '{ flavorHeadroom { flavor { name } headroom { fits atMost exact } } }';
 // The /dashboard page's main query (src/server/dashboard.page.js) and its history.
-const DASHBOARD = `query Dashboard {
+export const DASHBOARD = `query Dashboard {
   classes: capacity(groupBy: [RESOURCE_CLASS]) { providerCount resources { resourceClass total reserved capacity used free usedRatio } }
   aggregates: capacity(groupBy: [AGGREGATE]) { key { aggregate aggregateMembers(first: 3) { name traits } } providerCount fullness resources { resourceClass capacity used free usedRatio } }
   fullest: fullestTrees(first: 10) { key { root { uuid name } } fullness resources { resourceClass capacity used usedRatio } }

@@ -44,7 +44,7 @@ export async function gatewayBench(size: number, scenarioFile: string, snapshot:
 }
 
 /** 100 changes through Placement's API, as Nova and operators make them: 40 deletes, 30 resizes, 20 renames, 10 trait sets. */
-async function makeChanges(url: string, db: ReturnType<typeof openDatabase>): Promise<number> {
+export async function makeChanges(url: string, db: ReturnType<typeof openDatabase>): Promise<number> {
   const client = new PlacementClient(fixedTokenSession(url, 'admin'), { concurrency: 1 });
   const consumers = db.sqlite.prepare('SELECT uuid FROM consumers ORDER BY uuid').all() as { uuid: string }[];
   const roots = db.sqlite.prepare('SELECT uuid, name, generation FROM resource_providers WHERE parent_id IS NULL ORDER BY uuid').all() as { uuid: string; name: string }[];

@@ -1,14 +1,17 @@
 #!/usr/bin/python3
 """The real OpenStack Placement (Debian's placement-api) over HTTP on loopback, for `npm run bench`.
 
-    /usr/bin/python3 bench/placement.py --dir DIR [--snapshot FILE --load SCENARIO.json] [--port N]
+    /usr/bin/python3 bench/placement.py --dir DIR [--snapshot FILE --load SCENARIO.json] [--port N] [--db-url URL]
 
 Runs Debian's `placement-api` (wsgiref, one request at a time) on DIR/placement.sqlite with
 noauth2 (token `admin`). When SNAPSHOT exists it is copied to DIR/placement.sqlite as it is;
 otherwise the schema is made with `placement-manage db sync`, SCENARIO is loaded through
 Placement's REST API (custom classes and traits, providers parents first, inventories, traits,
 aggregates, one PUT /allocations per consumer, all at microversion 1.39) and the database is
-copied to SNAPSHOT for the next run. Prints `ready http://127.0.0.1:PORT`, then serves until
+copied to SNAPSHOT for the next run. With `--db-url` (a MariaDB or MySQL, as placement.conf names
+it) Placement's database is that one instead: its schema made by `placement-manage db sync`, then
+SNAPSHOT's rows copied into it table by table (or, with no SNAPSHOT yet, SCENARIO loaded through the
+API, not kept). Prints `ready http://127.0.0.1:PORT`, then serves until
 stdin closes or SIGTERM. Needs: apt-get install python3-placement.
 """
 import argparse, json, os, shutil, signal, socket, sqlite3, subprocess, sys, tempfile, time
@@ -119,21 +122,47 @@ def load(api, scn):
     print("  loaded in %.0f s" % (time.time() - started), file=sys.stderr, flush=True)
 
 
+def copy_rows(snapshot, url):
+    """Every row of Placement's SQLite SNAPSHOT into the (just created, same schema) database at URL."""
+    import sqlalchemy
+    src = sqlite3.connect(snapshot)
+    tables = [r[0] for r in src.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+    raw = sqlalchemy.create_engine(url).raw_connection()
+    try:
+        cur = raw.cursor()
+        # An id 0 stays 0 (not the next AUTO_INCREMENT value), as in the snapshot.
+        cur.execute("SET FOREIGN_KEY_CHECKS = 0, SESSION sql_mode = CONCAT(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')")
+        for table in tables:
+            rows = src.execute('SELECT * FROM "%s"' % table)
+            columns = ", ".join("`%s`" % d[0] for d in rows.description)
+            cur.execute("DELETE FROM `%s`" % table)
+            cur.executemany("INSERT INTO `%s` (%s) VALUES (%s)" % (table, columns, ", ".join(["%s"] * len(rows.description))), rows.fetchall())
+        raw.commit()
+    finally:
+        raw.close()
+        src.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dir", required=True)
     ap.add_argument("--port", type=int)
     ap.add_argument("--snapshot")
     ap.add_argument("--load")
+    ap.add_argument("--db-url", help="Placement's database (a MariaDB or MySQL) instead of DIR/placement.sqlite")
     a = ap.parse_args()
     db = os.path.join(a.dir, "placement.sqlite")
     conf = os.path.join(a.dir, "placement.conf")
     with open(conf, "w") as f:
         f.write("[DEFAULT]\nuse_stderr = true\n[api]\nauth_strategy = noauth2\n"
-                "[placement_database]\nconnection = sqlite:///%s\nsync_on_startup = True\n"
-                "[placement]\nrandomize_allocation_candidates = False\n" % db)
+                "[placement_database]\nconnection = %s\nsync_on_startup = True\n"
+                "[placement]\nrandomize_allocation_candidates = False\n" % (a.db_url or "sqlite:///" + db))
     restored = bool(a.snapshot and os.path.exists(a.snapshot))
-    if restored:
+    if a.db_url:
+        subprocess.run(["placement-manage", "--config-file", conf, "db", "sync"], check=True, capture_output=True)
+        if restored:
+            copy_rows(a.snapshot, a.db_url)
+    elif restored:
         shutil.copyfile(a.snapshot, db)
     else:
         subprocess.run(["placement-manage", "--config-file", conf, "db", "sync"], check=True, capture_output=True)
@@ -170,7 +199,7 @@ def main():
     if not restored and a.load:
         with open(a.load) as f:
             load(api, json.load(f))
-        if a.snapshot:
+        if a.snapshot and not a.db_url:
             # A consistent copy while placement-api keeps it open: SQLite's backup API.
             tmp = a.snapshot + ".part"
             src, dst = sqlite3.connect(db), sqlite3.connect(tmp)

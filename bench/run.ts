@@ -9,6 +9,8 @@
 //        BENCH_GATEWAY=0 (skip the gateway sync)  BENCH_INPROCESS=0 (skip the in-process table)  BENCH_THROUGHPUT=0  BENCH_LOAD=0
 //        BENCH_CANDIDATES=0 (skip the candidate tags, e.g. to time capacity alone)  BENCH_CAPACITY=0  BENCH_REST=0 (skip the REST API's small requests)
 //        BENCH_REFRESH=0 (skip capacity right after refreshes by another connection)
+//        BENCH_GATEWAY_DB=0 (skip the gateway reading Placement's database on MariaDB)
+//        BENCH_ONLY=gateway-db,... (run only these parts: candidates, throughput, load, capacity, refresh, gateway, gateway-db)
 // Medians and p95 (nearest rank) are over all runs of a tag's queries.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,12 +25,15 @@ import { capacityBench, refreshBench } from './capacity.js';
 import { runLoad } from './load.js';
 import { scenarioText } from './generate.js';
 import { gatewayBench } from './gateway.js';
+import { placementDbBench } from './placement-db.js';
 import { restTable, timeSmallRequests } from './rest.js';
 import { restCandidatesTable, timeRestCandidates } from './rest-candidates.js';
 import { candidateQueries, queryString, scenarioQueries, type ScenarioQuery } from './queries.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = join(ROOT, 'bench/.cache');
+/** Whether a part runs: each is on unless its knob is 0; BENCH_ONLY names the only parts to run. */
+const part = (name: string, knob: string) => (process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').includes(name) : process.env[knob] !== '0');
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 20);
 const PLACEMENT_REPEAT = Number(process.env.BENCH_PLACEMENT_REPEAT ?? 5);
@@ -307,15 +312,15 @@ async function benchSize(size: number, withPlacement: boolean) {
 }
 
 const withPlacement = process.env.BENCH_PLACEMENT !== '0' && placementInstalled();
-console.log(
+if (part('candidates', 'BENCH_CANDIDATES')) console.log(
   `# Allocation candidates: placement-gql${withPlacement ? ' vs Placement 8.0.0' : ''}, over HTTP on loopback\n` +
     `placement-gql (\`placement-gql serve --quiet\`): per query ${WARMUP} warm-up runs (quick queries: ${WARMUP_SECONDS} s of them, at most ${MAX_WARMUP_RUNS}), then ${REPEAT} timed runs.` +
     (withPlacement ? `\nPlacement (Debian's placement-api, wsgiref): 1 warm-up run, then ${PLACEMENT_REPEAT} runs per query (at least 3 when a query takes over 30 s), interleaved with ours.` : ''),
 );
-if (process.env.BENCH_CANDIDATES !== '0') for (const size of SIZES) await benchSize(size, withPlacement);
+if (part('candidates', 'BENCH_CANDIDATES')) for (const size of SIZES) await benchSize(size, withPlacement);
 
 // Throughput per worker count, and a bounded load of readers and writers, on the smallest cloud.
-{
+if (part('throughput', 'BENCH_THROUGHPUT') || part('load', 'BENCH_LOAD')) {
   const size = Math.min(...SIZES);
   const file = scenarioFile(size);
   const dir = mkdtempSync(join(tmpdir(), 'placement-gql-http-'));
@@ -323,13 +328,13 @@ if (process.env.BENCH_CANDIDATES !== '0') for (const size of SIZES) await benchS
   const db = openDatabase(dbFile);
   const scenario = JSON.parse(readFileSync(file, 'utf8'));
   importSnapshot(db, scenario);
-  if (process.env.BENCH_THROUGHPUT !== '0') {
+  if (part('throughput', 'BENCH_THROUGHPUT')) {
     const queries = (scenario.queries as ScenarioQuery[]).filter((q) => (q.kind ?? 'allocation_candidates') === 'allocation_candidates' && q.tag !== 'ac_basic' && q.tag !== 'ac_forbidden' && q.tag !== 'ac_root_required');
     const candidateBodies = queries.map((q) => JSON.stringify({ query: QUERY, variables: { query: queryString(q), microversion: q.microversion ?? null } }));
     console.log(`\n# Throughput over HTTP (${size} roots): requests/s, each client sending a mix of candidate queries and dashboard pages`);
     console.log(await throughputTable(dbFile, candidateBodies));
   }
-  if (process.env.BENCH_LOAD !== '0') {
+  if (part('load', 'BENCH_LOAD')) {
     const providers = db.sqlite.prepare('SELECT uuid FROM resource_providers ORDER BY id LIMIT 20').all().map((r: any) => r.uuid as string);
     const load = await runLoad(db, { readers: 8, writers: 8, seconds: 10, providers });
     console.log(`\n# Load: 8 readers, 8 writers on 20 shared providers, ${load.seconds.toFixed(1)} s over HTTP`);
@@ -341,20 +346,24 @@ if (process.env.BENCH_CANDIDATES !== '0') for (const size of SIZES) await benchS
 }
 
 // Capacity: rollups, flavor headroom, a /metrics scrape and the dashboard's query, at each size.
-if (process.env.BENCH_CAPACITY !== '0') {
+if (part('capacity', 'BENCH_CAPACITY') || part('refresh', 'BENCH_REFRESH')) {
   for (const size of SIZES) {
     const dir = mkdtempSync(join(tmpdir(), 'placement-gql-capacity-'));
     const dbFile = join(dir, 'bench.db');
     const db = openDatabase(dbFile);
     importSnapshot(db, JSON.parse(readFileSync(scenarioFile(size), 'utf8')));
     db.close();
-    await capacityBench(dbFile, size);
-    if (process.env.BENCH_REFRESH !== '0') await refreshBench(dbFile, size);
+    if (part('capacity', 'BENCH_CAPACITY')) await capacityBench(dbFile, size);
+    if (part('refresh', 'BENCH_REFRESH')) await refreshBench(dbFile, size);
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 // Gateway mode: sync and refresh against the real Placement, at each size (10,000 roots: about half an hour of full sync).
-if (withPlacement && process.env.BENCH_GATEWAY !== '0') {
+if (withPlacement && part('gateway', 'BENCH_GATEWAY')) {
   for (const size of SIZES) await gatewayBench(size, scenarioFile(size), join(CACHE, `placement-seed${SEED}_size${size}.sqlite`));
+}
+// Gateway mode reading Placement's database: the same cloud, Placement on MariaDB, at each size.
+if (withPlacement && part('gateway-db', 'BENCH_GATEWAY_DB')) {
+  for (const size of SIZES) await placementDbBench(size, scenarioFile(size), join(CACHE, `placement-seed${SEED}_size${size}.sqlite`));
 }

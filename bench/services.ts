@@ -73,9 +73,9 @@ export function placementInstalled(): boolean {
   return existsSync('/usr/bin/placement-api') && spawnSync('/usr/bin/python3', ['-c', 'import placement'], { stdio: 'ignore' }).status === 0;
 }
 
-/** The real Placement over HTTP on DIR, restored from SNAPSHOT or loaded from SCENARIO through its API (then kept in SNAPSHOT). */
-export async function startPlacement(dir: string, scenarioFile: string, snapshot: string): Promise<Service> {
-  const child = spawn('/usr/bin/python3', [join(ROOT, 'bench/placement.py'), '--dir', dir, '--snapshot', snapshot, '--load', scenarioFile], {
+/** The real Placement over HTTP on DIR, restored from SNAPSHOT or loaded from SCENARIO through its API (then kept in SNAPSHOT); on the database at dbUrl when given (SNAPSHOT's rows copied into it). */
+export async function startPlacement(dir: string, scenarioFile: string, snapshot: string, dbUrl?: string): Promise<Service> {
+  const child = spawn('/usr/bin/python3', [join(ROOT, 'bench/placement.py'), '--dir', dir, '--snapshot', snapshot, '--load', scenarioFile, ...(dbUrl ? ['--db-url', dbUrl] : [])], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   started.add(child);

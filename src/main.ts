@@ -14,7 +14,7 @@ import { importSnapshot, isEmpty } from './modules/snapshot/snapshot.service.js'
 import { CommandError, explainParseArgsError, UsageError } from './command.js';
 import { configureOperatorValidators } from './catalog/extra-specs-operators.js';
 import { OSC_COMMANDS } from './cli/osc-names.js';
-import { gatewayOptions, UPSTREAM_FLAGS, UpstreamConfigError, upstreamSession } from './mirror/gateway.options.js';
+import { databaseOnlySession, gatewayOptions, PLACEMENT_DB_USAGE, placementDbSource, UPSTREAM_FLAGS, UpstreamConfigError, upstreamSession } from './mirror/gateway.options.js';
 import { UPSTREAM_USAGE } from './upstream/clouds.js';
 import { Gateway } from './mirror/gateway.js';
 import { reasonLine } from './mirror/skipped.store.js';
@@ -40,7 +40,7 @@ Usage:
                                   [--extra-specs FILE]: operators' extra-spec validators (JSON or YAML; or PLACEMENT_EXTRA_SPECS_FILE)
                                   [upstream options] [--sync-interval S]: gateway mode, a live Placement mirrored every S seconds
                                   (default 15) and written through to
-  placement-gql sync [--db FILE] [upstream options]
+  placement-gql sync [--db FILE] [upstream options] [--placement-db URL]
                                   mirror a live Placement into the database once (a progress bar on a terminal)
   placement-gql audit [--db FILE] [--json] [--extra-specs FILE]
                                   audit the cloud as it is (flavor extra specs, image properties, unschedulable flavor and
@@ -83,6 +83,8 @@ Usage:
 
 ${UPSTREAM_USAGE}
 
+${PLACEMENT_DB_USAGE}
+
 The database defaults to ${DEFAULT_DB_FILE}; PLACEMENT_DB or --db changes it.`;
 
 export const DEMO_CLOUD = fileURLToPath(new URL('../demo/demo-cloud.json', import.meta.url));
@@ -122,7 +124,7 @@ function commandUsage(command: string): string | null {
     if (inside) own.push(line);
   }
   if (own.length === 0) return null;
-  const upstream = command === 'serve' || command === 'sync' ? `\n\n${UPSTREAM_USAGE}` : '';
+  const upstream = command === 'serve' || command === 'sync' ? `\n\n${UPSTREAM_USAGE}\n\n${PLACEMENT_DB_USAGE}` : '';
   return `Usage:\n${own.join('\n')}${upstream}\n\nThe database defaults to ${DEFAULT_DB_FILE}; PLACEMENT_DB or --db changes it.`;
 }
 
@@ -193,11 +195,12 @@ async function main(argv: string[]): Promise<number> {
       const validators = configureOperatorValidators(values['extra-specs'] ?? process.env.PLACEMENT_EXTRA_SPECS_FILE);
       if (validators.message) (validators.ok ? console.log : console.error)(validators.message);
       if (!validators.ok) return 1;
-      const gatewayMode = values.upstream !== undefined || values['os-cloud'] !== undefined;
+      const dbSource = placementDbSource(values);
+      const gatewayMode = values.upstream !== undefined || values['os-cloud'] !== undefined || dbSource !== null;
       const workersText = values.workers ?? (gatewayMode ? '1' : String(defaultWorkers()));
       if (!/^[1-9]\d{0,2}$/.test(workersText)) throw new UsageError(`--workers must be a whole number from 1 to 999, not '${workersText}'`);
       // The mirror's state (last refresh, staleness) lives in the process that refreshes it: gateway mode is one process.
-      if (gatewayMode && Number(workersText) > 1) throw new UsageError('gateway mode runs as one process: --workers must be 1 with --upstream or --os-cloud');
+      if (gatewayMode && Number(workersText) > 1) throw new UsageError('gateway mode runs as one process: --workers must be 1 with --upstream, --os-cloud or --placement-db');
       const caps: Record<string, number> = {};
       for (const [flag, limit] of [['max-connections', 'maxConnections'], ['max-connections-per-address', 'maxConnectionsPerAddress'], ['max-streams', 'maxStreams'], ['max-streams-per-address', 'maxStreamsPerAddress']]) {
         const text = values[flag as 'max-streams'];
@@ -205,7 +208,7 @@ async function main(argv: string[]): Promise<number> {
         if (!/^[1-9]\d{0,6}$/.test(text)) throw new UsageError(`--${flag} must be a whole number from 1 to 9999999, not '${text}'`);
         caps[limit] = Number(text);
       }
-      const session = await upstreamSession(values, { requireFlag: true });
+      const session = (await upstreamSession(values, { requireFlag: true })) ?? (dbSource ? databaseOnlySession(dbSource.describe!) : null);
       const intervalText = String(values['sync-interval'] ?? '15');
       const interval = Number(intervalText);
       if (session && (!/^\d+(\.\d+)?$/.test(intervalText) || interval < 1)) throw new UsageError(`--sync-interval must be a number of seconds, at least 1, not '${intervalText}'`);
@@ -232,6 +235,7 @@ async function main(argv: string[]): Promise<number> {
       if (session) {
         gateway = new Gateway(db, session, {
           ...upstreamOptions,
+          source: dbSource ?? undefined,
           interval,
           onSync: ({ seconds, changes, error }) => {
             if (values.quiet) return;
@@ -289,7 +293,11 @@ async function main(argv: string[]): Promise<number> {
         return new Promise(() => {});
       }
       if (session) {
-        console.log(`Gateway mode: mirroring Placement at ${session.describe()} into ${dbFile} every ${gateway!.interval} s; writes go to Placement first.`);
+        console.log(
+          dbSource
+            ? `Gateway mode: mirroring Placement's database ${dbSource.describe} into ${dbFile} every ${gateway!.interval} s; writes go to Placement's API first (${session.describe()}).`
+            : `Gateway mode: mirroring Placement at ${session.describe()} into ${dbFile} every ${gateway!.interval} s; writes go to Placement first.`,
+        );
         console.log('Nova, Glance and Ironic are mirrored read-only where the service catalog (or --nova-url, --glance-url, --ironic-url) has them: see upstream { services }.');
       }
       console.log(`placement-gql serving ${dbFile} (${access.tokens.size ? `${access.tokens.size} bearer token(s)` : 'open access on loopback'})`);

@@ -1,8 +1,8 @@
 // A stand-in for a live Placement in the tests: an HTTP server that answers from answers recorded
 // from Placement 8.0.0 (test/fixtures/upstream/record.py). The recorded cloud goes through phases;
-// each write the tests send through the gateway is matched with its recorded body and answered as
-// Placement answered it, moving to the phase it led to. A write that was not recorded is refused
-// with 400, so a gateway that sends something else fails the test.
+// each write the tests send through the gateway is matched with its recorded body and microversion
+// and answered as Placement answered it, moving to the phase it led to. A write that was not recorded
+// is refused with 400, so a gateway that sends something else fails the test.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fixture } from './helpers.js';
@@ -15,6 +15,8 @@ interface Write {
   method: string;
   path: string;
   request: unknown;
+  /** The microversion it was sent at, when not the gateway's own (1.39). */
+  microversion?: string;
   status: number;
   answer: unknown;
   next: string | null;
@@ -51,6 +53,8 @@ export async function startFakePlacement(rec: Recording) {
     userTokens: new Set(['someone']),
     /** Every request, as "METHOD path". */
     requests: [] as string[],
+    /** Every write received, with its body and microversion. */
+    writes: [] as { method: string; path: string; body: unknown; microversion: string }[],
     /** Answers this many requests with a 503 from the proxy in front, then answers again. */
     failNext(n: number, status = 503) {
       failures = Array(n).fill(status);
@@ -89,13 +93,18 @@ export async function startFakePlacement(rec: Recording) {
     if (failure) return send(res, { status: failure, body: null });
     if (state.userTokens.has(String(req.headers['x-auth-token']))) return send(res, rec.forbidden);
     if (req.headers['x-auth-token'] !== state.validToken) return send(res, rec.unauthorized);
-    if (req.headers['openstack-api-version'] !== 'placement 1.39' && req.url !== '/') return send(res, { status: 400, body: { errors: [{ detail: 'unexpected microversion' }] } });
+    const microversion = String(req.headers['openstack-api-version']).replace(/^placement /, '');
+    // Reads are sent at the negotiated microversion; a write at the one it was recorded at.
+    if (req.method === 'GET' && microversion !== '1.39' && req.url !== '/') return send(res, { status: 400, body: { errors: [{ detail: 'unexpected microversion' }] } });
     if (state.intercept?.(key, res)) return;
     const current = rec.phases[phase];
     if (req.method === 'GET') return send(res, current.routes[key] ?? rec.not_found);
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : null;
-    const index = current.writes.findIndex((w) => w.method === req.method && w.path === req.url && canonical(w.request) === canonical(body));
-    if (index < 0) return send(res, { status: 400, body: { errors: [{ status: 400, code: 'test.unrecorded', detail: `unrecorded write ${key} ${JSON.stringify(body)}` }] } });
+    state.writes.push({ method: req.method!, path: req.url!, body, microversion });
+    const index = current.writes.findIndex(
+      (w) => w.method === req.method && w.path === req.url && canonical(w.request) === canonical(body) && (w.microversion ?? '1.39') === microversion,
+    );
+    if (index < 0) return send(res, { status: 400, body: { errors: [{ status: 400, code: 'test.unrecorded', detail: `unrecorded write ${key} at ${microversion} ${JSON.stringify(body)}` }] } });
     const write = current.writes[index];
     send(res, { status: write.status, body: write.answer });
     if (write.next) state.setPhase(write.next);
@@ -106,4 +115,49 @@ export async function startFakePlacement(rec: Recording) {
     url,
     close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   });
+}
+
+const LISTING = `{ resourceProviders(first: 100) { nodes {
+  uuid name generation parent { uuid } root { uuid }
+  inventories { resourceClass total reserved minUnit maxUnit stepSize allocationRatio used }
+  traits aggregates } } }`;
+
+/** What Placement's answers in a phase say the listing of every provider must be. */
+export function expectedListing(phase: Phase) {
+  const get = (path: string) => phase.routes[`GET ${path}`].body as any;
+  return get('/resource_providers')
+    .resource_providers.map((p: any) => {
+      const inventories = get(`/resource_providers/${p.uuid}/inventories`).inventories;
+      const usages = get(`/resource_providers/${p.uuid}/usages`).usages;
+      return {
+        uuid: p.uuid,
+        name: p.name,
+        generation: p.generation,
+        parent: p.parent_provider_uuid ? { uuid: p.parent_provider_uuid } : null,
+        root: { uuid: p.root_provider_uuid },
+        inventories: Object.entries<any>(inventories)
+          .map(([rc, i]) => ({
+            resourceClass: rc,
+            total: i.total,
+            reserved: i.reserved,
+            minUnit: i.min_unit,
+            maxUnit: i.max_unit,
+            stepSize: i.step_size,
+            allocationRatio: i.allocation_ratio,
+            used: usages[rc] ?? 0,
+          }))
+          .sort((a, b) => a.resourceClass.localeCompare(b.resourceClass)),
+        traits: [...get(`/resource_providers/${p.uuid}/traits`).traits].sort(),
+        aggregates: [...get(`/resource_providers/${p.uuid}/aggregates`).aggregates].sort(),
+      };
+    })
+    .sort((a: any, b: any) => a.uuid.localeCompare(b.uuid));
+}
+
+/** The listing of every provider, from the mirror, in the order of expectedListing. */
+export async function listing(gql: (q: string) => Promise<any>) {
+  const { data } = await gql(LISTING);
+  return data.resourceProviders.nodes
+    .map((p: any) => ({ ...p, inventories: [...p.inventories].sort((a: any, b: any) => a.resourceClass.localeCompare(b.resourceClass)), traits: [...p.traits].sort(), aggregates: [...p.aggregates].sort() }))
+    .sort((a: any, b: any) => a.uuid.localeCompare(b.uuid));
 }

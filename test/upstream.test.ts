@@ -10,7 +10,7 @@ import { createServer } from '../src/server.js';
 import { Gateway } from '../src/mirror/gateway.js';
 import { explainFailure } from '../src/upstream/failure.js';
 import { fixedTokenSession, type UpstreamSession } from '../src/upstream/session.js';
-import { recording, startFakePlacement, type Phase } from './fake-placement.js';
+import { expectedListing, listing, recording, startFakePlacement } from './fake-placement.js';
 import { errorSelection, tempDbFile } from './helpers.js';
 
 const rec = recording();
@@ -37,50 +37,6 @@ async function setup(options: { session?: (url: string) => UpstreamSession; db?:
     return (await response.json()) as any;
   };
   return { fake, db, gateway, yoga, gql };
-}
-
-const LISTING = `{ resourceProviders(first: 100) { nodes {
-  uuid name generation parent { uuid } root { uuid }
-  inventories { resourceClass total reserved minUnit maxUnit stepSize allocationRatio used }
-  traits aggregates } } }`;
-
-/** What Placement's answers in a phase say the listing must be. */
-function expectedListing(phase: Phase) {
-  const get = (path: string) => phase.routes[`GET ${path}`].body as any;
-  return get('/resource_providers')
-    .resource_providers.map((p: any) => {
-      const inventories = get(`/resource_providers/${p.uuid}/inventories`).inventories;
-      const usages = get(`/resource_providers/${p.uuid}/usages`).usages;
-      return {
-        uuid: p.uuid,
-        name: p.name,
-        generation: p.generation,
-        parent: p.parent_provider_uuid ? { uuid: p.parent_provider_uuid } : null,
-        root: { uuid: p.root_provider_uuid },
-        inventories: Object.entries<any>(inventories)
-          .map(([rc, i]) => ({
-            resourceClass: rc,
-            total: i.total,
-            reserved: i.reserved,
-            minUnit: i.min_unit,
-            maxUnit: i.max_unit,
-            stepSize: i.step_size,
-            allocationRatio: i.allocation_ratio,
-            used: usages[rc] ?? 0,
-          }))
-          .sort((a, b) => a.resourceClass.localeCompare(b.resourceClass)),
-        traits: [...get(`/resource_providers/${p.uuid}/traits`).traits].sort(),
-        aggregates: [...get(`/resource_providers/${p.uuid}/aggregates`).aggregates].sort(),
-      };
-    })
-    .sort((a: any, b: any) => a.uuid.localeCompare(b.uuid));
-}
-
-async function listing(gql: (q: string) => Promise<any>) {
-  const { data } = await gql(LISTING);
-  return data.resourceProviders.nodes
-    .map((p: any) => ({ ...p, inventories: [...p.inventories].sort((a: any, b: any) => a.resourceClass.localeCompare(b.resourceClass)), traits: [...p.traits].sort(), aggregates: [...p.aggregates].sort() }))
-    .sort((a: any, b: any) => a.uuid.localeCompare(b.uuid));
 }
 
 const phase = (name: string) => rec.phases.find((p) => p.name === name)!;

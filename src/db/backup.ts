@@ -33,9 +33,19 @@ function requireSound(file: string) {
 // backup cut short at any point (during the copy, the check, or before its rename) is never restored.
 const CHECKED = 'placement_gql_backup_checked';
 
-// After its first step, a backup copies every remaining page in one step: SQLite starts a copy again
-// when another connection writes between steps, so small steps never end while a server keeps writing.
-const WHOLE = { progress: () => 0x7fffffff };
+// SQLite starts a backup again when another connection writes between its steps, so steps of 100
+// pages may never end while a server keeps writing: once a copy has started again, the rest goes in
+// one step. Until then the steps stay small, so a backup of a quiet database yields between them.
+const steppedUntilRestart = () => {
+  let remaining = Infinity;
+  return {
+    progress: ({ remainingPages }: { remainingPages: number }) => {
+      const restarted = remainingPages > remaining;
+      remaining = remainingPages;
+      return restarted ? 0x7fffffff : undefined;
+    },
+  };
+};
 
 function writable<T>(file: string, f: (sqlite: Database.Database) => T): T {
   const sqlite = new Database(file, { fileMustExist: true });
@@ -59,7 +69,7 @@ export async function backupDatabase(source: string, target: string): Promise<{ 
   const sqlite = new Database(source, { fileMustExist: true });
   try {
     sqlite.pragma('busy_timeout = 5000');
-    const { totalPages } = await sqlite.backup(partial, WHOLE);
+    const { totalPages } = await sqlite.backup(partial, steppedUntilRestart());
     await leavingNoWal(partial, () => {
       // A database restored from a backup still carries that backup's mark: it says nothing of this copy.
       writable(partial, (copy) => copy.exec(`DROP TABLE IF EXISTS ${CHECKED}`));
@@ -110,7 +120,7 @@ export async function restoreDatabase(source: string, target: string): Promise<{
           `${source} is not a finished backup: placement-gql backup marks a backup once it has copied and checked it, and this file has no mark (a backup cut short leaves such a file, named *.partial). Take the backup again.`,
         );
       }
-      const { totalPages } = await backup.backup(target, WHOLE);
+      const { totalPages } = await backup.backup(target);
       writable(target, (restored) => restored.exec(`DROP TABLE IF EXISTS ${CHECKED}`));
       return { pages: totalPages };
     } finally {

@@ -20,6 +20,10 @@ import { ServicesMirror } from './services.mirror.js';
 export interface UpstreamStatus {
   /** Placement's endpoint (redacted), or the session's description before it is known. */
   url: string;
+  /** Placement's database when the mirror reads it (--placement-db), shown without credentials; null when it reads the API. */
+  database: string | null;
+  /** SQL statements sent to Placement's database since the start; null when the mirror reads the API. */
+  statements: number | null;
   microversion: string;
   lastSyncAt: string | null;
   lastSyncSeconds: number | null;
@@ -121,6 +125,12 @@ export class Gateway {
   async claim(): Promise<void> {
     if (this.identity) return;
     claimDatabase(this.db, null, this.options.replaceDb);
+    if (this.source.identity) {
+      // A mirror of Placement's database records which database: the API need not even be configured.
+      claimDatabase(this.db, this.source.identity, this.options.replaceDb);
+      this.identity = this.source.identity;
+      return;
+    }
     const endpoint = await this.session.endpoint('placement');
     if (!endpoint) throw new UpstreamUnreachable((await this.session.missingEndpoint?.('placement')) ?? 'the service catalog has no placement endpoint');
     const identity = upstreamIdentity(endpoint);
@@ -132,6 +142,8 @@ export class Gateway {
   status(): UpstreamStatus {
     return {
       url: this.url || this.session.describe(),
+      database: this.source.describe ?? null,
+      statements: this.source.statementCount?.() ?? null,
       microversion: this.client.microversion,
       lastSyncAt: this.lastSuccess === null ? null : new Date(this.lastSuccess).toISOString(),
       lastSyncSeconds: this.lastSeconds,
@@ -193,7 +205,9 @@ export class Gateway {
   private async runRefresh(onProgress?: (p: ReadProgress) => void): Promise<MirrorChanges> {
     const started = Date.now();
     try {
-      await this.ensureNegotiated();
+      // Another source than the API reads without it: the API is asked only when a write goes through.
+      if (this.source.identity) await this.claim();
+      else await this.ensureNegotiated();
       const state = await this.source.read(knownState(this.db, { allocations: this.source.needsKnownAllocations }), onProgress);
       const reads = await this.services.read();
       const changes = this.db.transaction(() => {

@@ -1,6 +1,7 @@
 // Where a refresh reads Placement from: a source gives what Placement holds now, read against what the
-// mirror already knows, so that only what changed needs reading in detail. Placement's API is one
-// (placement-api.source.ts); writes go through the API whatever the source.
+// mirror already knows, so that only what changed needs reading in detail. Placement's API
+// (placement-api.source.ts) and Placement's own database (placement-db.source.ts); writes go through
+// the API whatever the source.
 import type { ConsumerMeta, MirrorTree, ProviderDetail, SkippedRecord, UpstreamProvider } from './placement.records.js';
 
 export interface PlacementSource {
@@ -8,6 +9,12 @@ export interface PlacementSource {
   read(known: KnownState, onProgress?: (p: ReadProgress) => void): Promise<PlacementState>;
   /** Whether a refresh needs every allocation the mirror holds in `known` (the API's change detection does). */
   readonly needsKnownAllocations: boolean;
+  /** Which Placement it reads, when not the API's endpoint (the mirror records it: mirror-target.ts). */
+  readonly identity?: string;
+  /** How it is shown (no credentials), when not the API's endpoint. */
+  readonly describe?: string;
+  /** SQL statements sent so far (a database source). */
+  statementCount?(): number;
   close(): void;
 }
 

@@ -4,22 +4,25 @@ import { openDatabase } from '../db/client.js';
 import { Gateway, type GatewayOptions } from './gateway.js';
 import { DatabaseRefused, explainFailure, isExplained } from '../upstream/failure.js';
 import type { ReadProgress } from './source.js';
-import { gatewayOptions, upstreamSession, UpstreamConfigError } from './gateway.options.js';
+import { databaseOnlySession, gatewayOptions, placementDbSource, upstreamSession, UpstreamConfigError } from './gateway.options.js';
+import type { PlacementSource } from './source.js';
 import { reasonLine } from './skipped.store.js';
 
 export async function syncCommand({ dbFile, values }: CommandOptions): Promise<number> {
   let session;
   let options: GatewayOptions;
+  let source: PlacementSource | null;
   try {
-    session = await upstreamSession(values);
-    options = gatewayOptions(values);
+    source = placementDbSource(values);
+    session = (await upstreamSession(values)) ?? (source ? databaseOnlySession(source.describe!) : null);
+    options = { ...gatewayOptions(values), source: source ?? undefined };
   } catch (error) {
     if (!(error instanceof UpstreamConfigError)) throw error;
     console.error(`placement-gql: ${error.message}\nSee 'placement-gql --help'.`);
     return 1;
   }
   if (!session) {
-    console.error("placement-gql: sync needs an upstream: --upstream URL --upstream-token TOKEN, --os-cloud NAME or the OS_* variables\nSee 'placement-gql --help'.");
+    console.error("placement-gql: sync needs an upstream: --placement-db URL, --upstream URL --upstream-token TOKEN, --os-cloud NAME or the OS_* variables\nSee 'placement-gql --help'.");
     return 1;
   }
   const db = openDatabase(dbFile);
@@ -31,8 +34,10 @@ export async function syncCommand({ dbFile, values }: CommandOptions): Promise<n
     bar?.done();
     const status = gateway.status();
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    const from = status.database ? `${status.database}` : `${status.url} (microversion ${status.microversion})`;
+    const cost = status.statements === null ? `${status.requests} requests` : `${status.statements} SQL statements and ${status.requests} requests to the API`;
     console.log(
-      `Mirrored ${status.url} (microversion ${status.microversion}) into ${dbFile} in ${seconds} s with ${status.requests} requests: ` +
+      `Mirrored ${from} into ${dbFile} in ${seconds} s with ${cost}: ` +
         `${changes.providers} providers (${changes.added} added, ${changes.removed} removed, ${changes.detailed} read in detail), ` +
         `allocations rewritten on ${changes.allocationsRewritten}, ${changes.consumers} consumers updated.`,
     );
@@ -41,9 +46,11 @@ export async function syncCommand({ dbFile, values }: CommandOptions): Promise<n
       console.error(`Not mirrored: ${status.skipped.count} record${status.skipped.count === 1 ? '' : 's'} of the upstream answers that break a rule (upstream { skipped { records } } lists them): ${status.skipped.reasons.map(reasonLine).join('; ')}.`);
     }
     let failed = false;
+    const apiGiven = !!(await session.endpoint('placement').catch(() => null));
+    if (!apiGiven) console.log("Nova, Glance and Ironic are not mirrored: they are read through their APIs, and no API is configured beside --placement-db.");
     for (const service of gateway.services.status()) {
       if (!service.mirrored) {
-        console.log(`${service.name} (${service.service}): ${service.note}.`);
+        if (apiGiven) console.log(`${service.name} (${service.service}): ${service.note}.`);
         continue;
       }
       if (service.lastError) {

@@ -5,6 +5,7 @@ import { AnswerRefused } from './http.js';
 import { UnexpectedAnswer, UpstreamError, UpstreamUnreachable } from './placement.client.js';
 import { UpstreamConfigError } from './clouds.js';
 import { KeystoneAuthError } from './keystone.js';
+import { PlacementDbError } from './placement-db.client.js';
 
 /** A refusal already worded for the operator (an inconsistent answer, a database that is not this upstream's mirror). */
 export class MirrorRefused extends Error {}
@@ -14,12 +15,13 @@ export class DatabaseRefused extends MirrorRefused {}
 
 /** Failures this file words; anything else is a fault of the gateway itself (its details belong in the log). */
 export function isExplained(error: unknown): boolean {
-  return [MirrorRefused, UpstreamUnreachable, UpstreamError, UnexpectedAnswer, AnswerRefused, ForeignOrigin, UpstreamConfigError, KeystoneAuthError].some((kind) => error instanceof kind);
+  return [MirrorRefused, UpstreamUnreachable, UpstreamError, UnexpectedAnswer, AnswerRefused, ForeignOrigin, UpstreamConfigError, KeystoneAuthError, PlacementDbError].some((kind) => error instanceof kind);
 }
 
 /** The operator's words for a failure of the upstream, its answers, or the gateway reading them. */
 export function explainFailure(error: unknown): string {
-  if (error instanceof MirrorRefused || error instanceof UpstreamConfigError) return error.message;
+  // Placement's database: worded where it is read (placement-db.client.ts), without the password.
+  if (error instanceof MirrorRefused || error instanceof UpstreamConfigError || error instanceof PlacementDbError) return error.message;
   // Refused credentials or Keystone out of reach: its message names the user and project, never a secret.
   if (error instanceof KeystoneAuthError) return error.message;
   if (error instanceof UpstreamUnreachable) return `${error.message} (${connectionHint(error.message)})`;

@@ -59,6 +59,8 @@ const UpstreamStatusRef = builder.objectRef<UpstreamStatus>('UpstreamStatus').im
   description: 'The live Placement this server mirrors and writes through to.',
   fields: (t) => ({
     url: t.exposeString('url', { description: "Placement's endpoint, without credentials (userinfo left out, query values as ***)." }),
+    database: t.string({ nullable: true, description: "Placement's database when the mirror reads it (--placement-db), as mysql://HOST:PORT/NAME as USER, never with the password; null when the mirror reads Placement's API.", resolve: (s) => s.database }),
+    statements: t.int({ nullable: true, description: "SQL statements sent to Placement's database since the server started; null when the mirror reads Placement's API.", resolve: (s) => s.statements }),
     microversion: t.exposeString('microversion', { description: 'The microversion every request sends (1.39, or the most the upstream serves).' }),
     lastSyncAt: t.string({ nullable: true, description: 'When the mirror was last refreshed in full (ISO 8601); null before the first refresh.', resolve: (s) => s.lastSyncAt }),
     lastSyncSeconds: t.float({ nullable: true, description: 'How long that refresh took.', resolve: (s) => s.lastSyncSeconds }),
