@@ -1,5 +1,5 @@
 // The placement-gql command line: the usage text, serve, and the dispatch of every other command
-// (commands.ts; osc-placement's read commands in src/cli/).
+// (commands.ts; osc-placement's commands in src/cli/).
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -63,18 +63,21 @@ Usage:
                                   write reference documentation from the extra-spec registry
   placement-gql resource provider list [--name N] [--uuid U] [--resource RC=N] [--required T] [--forbidden T] [--member-of AGG,...] [--in-tree U]
   placement-gql resource provider show UUID [--allocations]
-  placement-gql resource provider inventory list|show UUID [RC]
-  placement-gql resource provider trait list|aggregate list|usage show UUID
-  placement-gql resource provider allocation show CONSUMER
+  placement-gql resource provider create|set|delete ...
+  placement-gql resource provider inventory list|show|set|delete|class set UUID ...
+  placement-gql resource provider trait list|set|delete, aggregate list|set, usage show UUID ...
+  placement-gql resource provider allocation show|set|unset|delete CONSUMER ...
+  placement-gql resource class list|show|create|set|delete [NAME]
   placement-gql resource usage show PROJECT [--user-id USER]
-  placement-gql trait list [--name startswith:P|in:A,B] [--associated]
+  placement-gql trait list [--name startswith:P|in:A,B] [--associated]; trait show|create|delete NAME
   placement-gql allocation candidate list --resource RC=N ... [--required T] [--forbidden T] [--member-of AGG,...]
                                   [--group N ...] [--group-policy none|isolate] [--limit N] [--explain [--provider UUID]]
   placement-gql capacity show [--group-by aggregate|trait|root|provider ...] [provider list filters]
   placement-gql capacity headroom [--flavor NAME ...] [--image NAME]
-                                  osc-placement's read commands, with its flags and columns: a table, or -f json|value
-                                  [-c COLUMN]; against the database (--db FILE), or a server with --url URL [--token T]
-                                  (or PLACEMENT_URL, PLACEMENT_TOKEN); each command has --help
+                                  osc-placement's commands, with its flags and columns: -f table|csv|json|value|yaml|shell,
+                                  -c COLUMN, --sort-column, --max-width, --os-placement-api-version; against the database
+                                  (--db FILE), or a server with --url URL [--token T] (or PLACEMENT_URL, PLACEMENT_TOKEN);
+                                  each command has --help
   placement-gql schema [--check|--write]
                                   print the GraphQL schema (sorted); --check compares it with schema.graphql, --write updates it
 
@@ -134,6 +137,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(`placement-gql ${JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')).version}`);
     return 0;
   }
+  // openstack takes --os-placement-api-version before the command too.
+  if (argv[0] === '--os-placement-api-version' && OSC_COMMANDS.includes(argv[2])) argv = [...argv.slice(2), ...argv.slice(0, 2)];
+  else if (argv[0]?.startsWith('--os-placement-api-version=') && OSC_COMMANDS.includes(argv[1])) argv = [...argv.slice(1), argv[0]];
   const [command, ...rest] = argv;
   if (OSC_COMMANDS.includes(command)) {
     const { runOscCommand } = await import('./cli/osc.command.js');

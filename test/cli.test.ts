@@ -108,8 +108,10 @@ describe("an operator's mistakes, each answered in one line with what fixes it",
     const dbFile = tempDbFile();
     expect(run(['import', 'demo/demo-cloud.json', '--db', dbFile]).status).toBe(0);
     expect(oneLine(run(['resource', 'provider', 'show', 'not-a-uuid', '--db', dbFile]))).toBe('"not-a-uuid" is not a UUID (8-4-4-4-12 hex digits)');
-    expect(oneLine(run(['resource', 'provider', 'list', '--member-of', 'nope', '--db', dbFile]))).toBe('"nope" is not a UUID (8-4-4-4-12 hex digits)');
-    expect(oneLine(run(['resource', 'provider', 'list', '--resource', 'VCPU=99999999999', '--db', dbFile]))).toBe('99999999999 is too large: at most 2147483647');
+    expect(oneLine(run(['capacity', 'show', '--member-of', 'nope', '--db', dbFile]))).toBe('"nope" is not a UUID (8-4-4-4-12 hex digits)');
+    expect(oneLine(run(['capacity', 'show', '--resource', 'VCPU=99999999999', '--db', dbFile]))).toBe('99999999999 is too large: at most 2147483647');
+    // Placement's own words where the command asks Placement's API, as openstack prints them.
+    expect(oneLine(run(['resource', 'provider', 'list', '--member-of', 'nope', '--db', dbFile]))).toBe("Invalid query string parameters: Expected 'member_of' parameter to contain valid UUID(s). Got: nope (HTTP 400)");
   });
 
   it.each([1, 2])('a port in use (%i worker(s)): which port, and --port', async (workers) => {

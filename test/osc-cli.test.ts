@@ -31,10 +31,11 @@ const dbFile = tempDbFile();
   db.close();
 }
 
+// The recordings were made at --os-placement-api-version 1.39.
 async function run(args: string[], target: string[] = ['--db', dbFile]) {
   let stdout = '';
   let stderr = '';
-  const status = await runOscCommand([...args, ...target], 'unused.db', { out: (t) => (stdout += t), err: (t) => (stderr += t) });
+  const status = await runOscCommand([...args, '--os-placement-api-version', '1.39', ...target], 'unused.db', { out: (t) => (stdout += t), err: (t) => (stderr += t) });
   return { stdout, stderr, status };
 }
 
@@ -79,7 +80,7 @@ describe('osc-placement read commands against the database file', () => {
     const ours = await run(['resource', 'provider', 'list', '--name', 'compute-01', '-f', 'value', '-c', 'uuid', '-c', 'name']);
     expect(ours).toEqual({ stdout: '6a8f40e8-5319-5d5e-8a89-ecb6de64c990 compute-01\n', stderr: '', status: 0 });
     const bad = await run(['trait', 'list', '-c', 'nom']);
-    expect(bad).toMatchObject({ status: 1, stderr: '-c nom: no such column (columns: name)\n' });
+    expect(bad).toMatchObject({ status: 1, stderr: "No recognized column names in ['nom']. Recognized columns are ('name',).\n" });
   });
 
   it('refuses a missing database file instead of creating one', async () => {
@@ -90,8 +91,8 @@ describe('osc-placement read commands against the database file', () => {
 
   it('names a bad flag and a bad value in one line, exit 1', async () => {
     expect(await run(['resource', 'provider', 'list', '--bogus'])).toMatchObject({ status: 1, stderr: expect.stringContaining("placement-gql: unknown option '--bogus'") });
-    expect(await run(['resource', 'provider', 'list', '--resource', 'VCPU'])).toMatchObject({ status: 1, stderr: '--resource VCPU: must be of the form <resource_class>=<value>, the value a whole number\n' });
-    expect(await run(['trait', 'list', '-f', 'yaml'])).toMatchObject({ status: 1, stderr: expect.stringContaining("argument 'yaml' is invalid. Allowed choices are table, json, value") });
+    expect(await run(['allocation', 'candidate', 'list', '--resource', 'VCPU'])).toMatchObject({ status: 1, stderr: '--resource VCPU: must be of the form <resource_class>=<value>, the value a whole number\n' });
+    expect(await run(['trait', 'list', '-f', 'shell'])).toMatchObject({ status: 1, stderr: expect.stringContaining("argument 'shell' is invalid. Allowed choices are csv, json, table, value, yaml") });
   });
 });
 
@@ -129,7 +130,7 @@ describe('osc-placement read commands against a running server (--url, --token)'
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const unreachable = await run(['trait', 'list'], ['--url', `http://127.0.0.1:${port}`]);
-    expect(unreachable).toMatchObject({ status: 1, stderr: `cannot reach http://127.0.0.1:${port}/graphql: ECONNREFUSED\n` });
+    expect(unreachable).toMatchObject({ status: 1, stderr: `cannot reach http://127.0.0.1:${port}/placement: ECONNREFUSED\n` });
   });
 });
 

@@ -1,9 +1,18 @@
 // The one Python-compatibility module against CPython 3.11, the Python of the recorded Placement
 // and Nova: each expectation below is what python3 prints for the same call.
 import { describe, expect, it } from 'vitest';
-import { codePointOrder, pyCollapseSpaces, pyDictRepr, pyInt, pyIntNumber, pyList, pyRepr, pyStrip, pythonFullmatch, pythonSearch } from '../src/rules/python.js';
+import { codePointOrder, pyCollapseSpaces, pyDictRepr, pyInt, pyIntNumber, pyList, pyRepr, pyStrip, pyWrap, pythonFullmatch, pythonSearch } from '../src/rules/python.js';
 
 describe("Python's rules", () => {
+  it('textwrap.wrap(): words split after hyphens between letters, long words broken at a hyphen that fits', () => {
+    expect(pyWrap('6a8f40e8-5319-5d5e-8a89-ecb6de64c990', 8)).toEqual(['6a8f40e8', '-5319-', '5d5e-', '8a89-', 'ecb6de64', 'c990']);
+    expect(pyWrap('6a8f40e8-5319-5d5e-8a89-ecb6de64c990', 18)).toEqual(['6a8f40e8-5319-', '5d5e-8a89-', 'ecb6de64c990']);
+    expect(pyWrap('compute-09_numa0_pf0', 8)).toEqual(['compute-', '09_numa0', '_pf0']);
+    expect(pyWrap("{'VCPU': 4, 'MEMORY_MB': 8192}", 10)).toEqual(["{'VCPU':", "4, 'MEMORY", "_MB':", '8192}']);
+    expect(pyWrap('well-known self-explanatory text--with dashes', 12)).toEqual(['well-known', 'self-', 'explanatory', 'text--with', 'dashes']);
+    expect(pyWrap('a  b   c', 1)).toEqual(['a', 'b', 'c']);
+  });
+
   it('int() accepts whitespace, signs, underscores and Unicode digits', () => {
     expect(pyInt(' +07 ')).toBe(7n);
     expect(pyInt('1_000')).toBe(1000n);

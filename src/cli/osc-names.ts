@@ -1,2 +1,2 @@
-// The first words of the read commands (osc-placement's and capacity, src/cli/), known without loading them.
+// The first words of osc-placement's commands and capacity's (src/cli/), known without loading them.
 export const OSC_COMMANDS = ['resource', 'trait', 'allocation', 'capacity'];

@@ -38,11 +38,12 @@ const CHECKED = 'placement_gql_backup_checked';
 // one step. Until then the steps stay small, so a backup of a quiet database yields between them.
 const steppedUntilRestart = () => {
   let remaining = Infinity;
+  let pagesPerStep = 100;
   return {
     progress: ({ remainingPages }: { remainingPages: number }) => {
-      const restarted = remainingPages > remaining;
+      if (remainingPages > remaining) pagesPerStep = 0x7fffffff;
       remaining = remainingPages;
-      return restarted ? 0x7fffffff : undefined;
+      return pagesPerStep;
     },
   };
 };

@@ -337,3 +337,42 @@ export function pformat(value: PyReprable, width = 80): string {
   format(value, 0, 0, 0);
   return out;
 }
+
+// textwrap's word splitting (CPython 3.11 TextWrapper.wordsep_re, break_on_hyphens=True), ASCII \w.
+const WRAP_WS = '[\\t\\n\\x0b\\x0c\\r ]';
+const WRAP_NWS = '[^\\t\\n\\x0b\\x0c\\r ]';
+const WRAP_WP = `[\\w!"'&.,?]`;
+const WRAP_LT = '[^\\d\\W]';
+const WORD_SEPARATORS = new RegExp(
+  `(${WRAP_WS}+|(?<=${WRAP_WP})-{2,}(?=\\w)|${WRAP_NWS}+?(?:-(?:(?<=${WRAP_LT}{2}-)|(?<=${WRAP_LT}-${WRAP_LT}-))(?=${WRAP_LT}-?${WRAP_LT})|(?=${WRAP_WS}|$)|(?<=${WRAP_WP})(?=-{2,}\\w)))`,
+);
+
+/** textwrap.wrap(text, width) with its defaults (long words broken, at a hyphen when one fits). */
+export function pyWrap(text: string, width: number): string[] {
+  const chunks = text
+    .replace(/\t/g, '        ')
+    .replace(/[\t\n\x0b\x0c\r]/g, ' ')
+    .split(WORD_SEPARATORS)
+    .filter((c) => c !== '')
+    .reverse();
+  const lines: string[] = [];
+  const blank = (c: string) => c.trim() === '';
+  while (chunks.length) {
+    const line: string[] = [];
+    let length = 0;
+    if (blank(chunks.at(-1)!) && lines.length) chunks.pop();
+    while (chunks.length && length + chunks.at(-1)!.length <= width) length += (line.push(chunks.pop()!), line.at(-1)!.length);
+    if (chunks.length && chunks.at(-1)!.length > width) {
+      const spaceLeft = width < 1 ? 1 : width - length;
+      const chunk = chunks.at(-1)!;
+      let end = spaceLeft;
+      const hyphen = chunk.lastIndexOf('-', spaceLeft - 1);
+      if (chunk.length > spaceLeft && hyphen > 0 && /[^-]/.test(chunk.slice(0, hyphen))) end = hyphen + 1;
+      line.push(chunk.slice(0, end));
+      chunks[chunks.length - 1] = chunk.slice(end);
+    }
+    if (line.length && blank(line.at(-1)!)) line.pop();
+    if (line.length) lines.push(line.join(''));
+  }
+  return lines;
+}
