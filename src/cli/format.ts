@@ -3,13 +3,9 @@
 // right-aligned, judged on the first row; --max-width wraps cells as cliff and textwrap do),
 // `-f json` (json.dumps, indent 2), `-f yaml` (PyYAML's safe_dump), `-f csv` (lists), `-f shell`
 // (single objects), `-f value`; `-c NAME` keeps those columns; --sort-column sorts lists.
-import { pyRepr, pyWrap } from '../rules/python.js';
+import { PyFloat, pyRepr, pyWrap } from '../rules/python.js';
 
-/** A value Python holds as a float: printed 4.0, not 4. */
-export class PyFloat {
-  constructor(readonly value: number) {}
-}
-
+/** A cell; a PyFloat is a value Python holds as a float: printed 4.0, not 4. */
 export type Cell = string | number | boolean | null | PyFloat | Cell[] | { [key: string]: Cell };
 
 /** cliff's formatters: lists (Lister) and single objects (ShowOne) have different ones. */

@@ -6,7 +6,8 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { ClientError, request, withPlacement, type Target } from './client.js';
 import { addCapacityCommands } from './capacity.command.js';
 import { pyRepr } from '../rules/python.js';
-import { FormatError, formatList, formatOne, LIST_FORMATS, ONE_FORMATS, PyFloat, type Cell, type Format, type OutputOptions } from './format.js';
+import { PyFloat } from '../rules/python.js';
+import { FormatError, formatList, formatOne, LIST_FORMATS, ONE_FORMATS, type Cell, type Format, type OutputOptions } from './format.js';
 
 interface CommonFlags {
   format?: Format;
