@@ -13,7 +13,7 @@
 import type { KnownState, PlacementSource, PlacementState, ReadProgress } from './source.js';
 import type { PlacementClient } from '../upstream/placement.client.js';
 import { UnexpectedAnswer, UpstreamError } from '../upstream/placement.client.js';
-import { isUuid } from './records.js';
+import { isObject, isUuid } from './records.js';
 import { acceptConsumer, acceptDetail, acceptHeld, acceptNames, acceptProviders, Skipped, withInventory, type ConsumerMeta, type ProviderDetail } from './placement.records.js';
 
 export type { ConsumerMeta, ProviderDetail, UpstreamInventory, UpstreamProvider } from './placement.records.js';
@@ -179,7 +179,6 @@ export async function readPlacement(client: PlacementClient, known: KnownState, 
   };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The list under `key` of a listing's answer; an answer without one is not Placement's. */
 function listOf(answer: unknown, key: string, path: string): unknown[] {
