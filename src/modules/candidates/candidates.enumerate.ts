@@ -232,18 +232,17 @@ export class Enumerator {
 
   /** A complete set of picks: keep it unless same_subtree, nesting (before 1.29) or a duplicate rules it out. */
   private complete(): boolean {
-    const candidate: Candidate = { anchor: this.anchor, picks: this.picks.slice() };
-    const { layout, facts } = this;
+    const { layout, facts, picks } = this;
     for (const groups of this.subtrees) {
-      if (!sameSubtree(facts.index, groups.flatMap((g) => layout.mapped(candidate, g)))) return this.refused.sameSubtree++, true;
+      if (!this.inOneSubtree(groups)) return this.refused.sameSubtree++, true;
     }
     if (this.nestedUnaware) {
-      const givers = new Set(layout.givers(candidate));
+      const givers = new Set(layout.givers({ anchor: this.anchor, picks }));
       if (new Set([...givers].map((id) => facts.index.rootOf(id))).size !== givers.size) return this.refused.nested++, true;
     }
     // The same allocations reached from two anchors (sharing providers only) count once.
-    if (candidate.picks.every((id) => facts.sharing.has(id))) {
-      const key = candidate.picks.join(',');
+    if (picks.every((id) => facts.sharing.has(id))) {
+      const key = picks.join(',');
       if (this.seenShared.has(key)) return true;
       this.seenShared.add(key);
     }
@@ -251,8 +250,24 @@ export class Enumerator {
       this.more = true;
       return false;
     }
-    this.found.push(candidate);
+    this.found.push({ anchor: this.anchor, picks: picks.slice() });
     return true;
+  }
+
+  /**
+   * same_subtree for these groups: one of the providers they picked has all the others below it (or is
+   * all of them). Checked on every complete set of picks, so it walks parents without allocating.
+   */
+  private inOneSubtree(groups: number[]): boolean {
+    const { slotsOf } = this.layout;
+    const { picks } = this;
+    const { index } = this.facts;
+    for (const g of groups) {
+      for (const top of slotsOf[g]) {
+        if (groups.every((h) => slotsOf[h].every((slot) => isBelowOrSelf(index, picks[slot], picks[top])))) return true;
+      }
+    }
+    return groups.length === 0;
   }
 }
 
@@ -265,19 +280,8 @@ export async function enumerate(facts: SearchFacts, plans: GroupPlan[], wanted: 
 
 export const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
 
-/** Whether one of these providers has all the others below it (or is all of them). */
-function sameSubtree(index: CandidateIndex, ids: number[]): boolean {
-  const distinct = [...new Set(ids)];
-  if (distinct.length <= 1) return true;
-  const ancestors = (id: number) => {
-    const chain = new Set([id]);
-    for (let p = index.parentOf(id); p !== null; p = index.parentOf(p)) chain.add(p);
-    return chain;
-  };
-  let common = ancestors(distinct[0]);
-  for (const id of distinct.slice(1)) {
-    const mine = ancestors(id);
-    common = new Set([...common].filter((a) => mine.has(a)));
-  }
-  return distinct.some((id) => common.has(id));
+/** Whether provider id is top or somewhere below it. */
+function isBelowOrSelf(index: CandidateIndex, id: number, top: number): boolean {
+  for (let p: number | null = id; p !== null; p = index.parentOf(p)) if (p === top) return true;
+  return false;
 }
