@@ -114,10 +114,12 @@ export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
     let route = 'unrouted';
     const origin = options.cors?.allows(headers.origin) ? headers.origin! : null;
 
-    const send = (status: number, contentType: string | null, body: string, more: [string, string][] = []) => {
+    const send = (status: number, contentType: string | null, body: string | Buffer, more: [string, string][] = []) => {
       let out: [string, string][] = [];
-      let bytes = request.method === 'HEAD' ? '' : body;
-      out.push(['content-length', String(Buffer.byteLength(bytes))]);
+      // Encoded here, once: given a string, Node copies it behind the header text and encodes it into a
+      // buffer sized for three bytes a character, which costs more than the socket for a large answer.
+      let bytes = request.method === 'HEAD' ? EMPTY : typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+      out.push(['content-length', String(bytes.length)]);
       if (contentType) out.push(['content-type', contentType]);
       out.push(...more, ['x-openstack-request-id', environ.requestId]);
       if (options.cors && request.method === 'OPTIONS') {
@@ -125,7 +127,7 @@ export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
         // empty 200, with the preflight's headers for an allowed origin.
         if (status < 200 || status >= 300) {
           status = 200;
-          bytes = '';
+          bytes = EMPTY;
           out = [['content-length', '0'], ['x-openstack-request-id', environ.requestId]];
         }
         if (origin) out.push(...preflightHeaders(origin, headers));

@@ -27,7 +27,8 @@ export const writePolicy = (name: string): Policy => ({ name, admin: true });
 /** An answer: status, JSON body (already written as Python writes it) and Placement's extra headers. */
 export interface Answer {
   status: number;
-  body?: string;
+  /** JSON text, or its bytes (large answers are written as bytes). */
+  body?: string | Buffer;
   /** Sent from microversion 1.15 where Placement sends them (with cache-control: no-cache). */
   lastModified?: Date;
   /** Cache-control: no-cache from 1.15 without a Last-Modified (Placement has no time for an empty list of inventories). */

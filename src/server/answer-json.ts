@@ -29,6 +29,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { JsonBytes } from '../modules/common/json-bytes.js';
 
 /** Not writable directly: ordinary execution answers instead. */
 class Unwritable extends Error {}
@@ -43,9 +44,9 @@ interface Options {
   sharedTypes: ReadonlySet<string>;
 }
 
-/** The compiled answer of one operation: `{"data":{...}}` from the root fields' values. */
+/** The compiled answer of one operation: `{"data":{...}}` from the root fields' values, as UTF-8 bytes. */
 export interface AnswerPlan {
-  run(rawVariables: Record<string, unknown> | undefined, context: unknown): Promise<string>;
+  run(rawVariables: Record<string, unknown> | undefined, context: unknown): Promise<Buffer>;
 }
 
 class Compiler {
@@ -97,10 +98,9 @@ class Compiler {
   }
 
   /**
-   * Emits code writing the value of expression `value` (of `type`, with this selection) as JSON pieces
-   * into the array `out`. Selections are finite, so the code is inlined all the way down and constant
-   * text is merged into as few pieces as possible; the pieces are joined once at the end (per piece
-   * is what large answers cost, and a string built by `+=` costs as much again to flatten).
+   * Emits code writing the value of expression `value` (of `type`, with this selection) as JSON bytes
+   * into the writer `out`. Selections are finite, so the code is inlined all the way down and constant
+   * text is merged into as few pieces as possible, each kept as bytes.
    */
   private emit(code: Code, type: GraphQLOutputType, nodes: FieldNode[], value: string, nonNull = false): void {
     if (isNonNullType(type)) {
@@ -220,8 +220,10 @@ class Compiler {
       return `values[${roots.length - 1}]`;
     });
     code.constant('}');
-    const source = `${code.declarations.join('\n')}\nreturn function answer(values, c) {\nconst done = [];\nlet out = [];\n${code.body()}\ndone.push(out.join(""));\nreturn done.length === 1 ? done[0] : done.join("");\n};`;
-    const write = new Function('U', 'leaves', 'unions', 'directs', source)(unwritable, this.leaves, this.unions, this.directs) as (values: unknown[], context: unknown) => string;
+    // The body first: writing it declares the constants.
+    const body = code.body();
+    const source = `${code.declarations.join('\n')}\nreturn function answer(values, c) {\nconst out = new JsonBytes();\n${body}\nreturn out.done();\n};`;
+    const write = new Function('U', 'leaves', 'unions', 'directs', 'JsonBytes', 'B', source)(unwritable, this.leaves, this.unions, this.directs, JsonBytes, utf8Bytes) as (values: unknown[], context: unknown) => Buffer;
     const { schema } = this;
     const definitions = operation.variableDefinitions ?? [];
     return {
@@ -261,7 +263,7 @@ export function useAnswerJson(options: Options & { enableIf: (document: Document
       const plan = planFor(args.schema, args.document, args.operationName ?? undefined);
       if (!plan) return;
       setExecuteFn(async (executeArgs) => {
-        let json: string;
+        let json: Buffer;
         try {
           json = await plan.run(executeArgs.variableValues ?? undefined, executeArgs.contextValue);
         } catch {
@@ -270,30 +272,31 @@ export function useAnswerJson(options: Options & { enableIf: (document: Document
         }
         let data: unknown;
         return {
-          // Read only by in-process callers; the response body is `stringify`'s.
+          // Read only by in-process callers; the response body is `bytes` (HTTP's fast lane) or `stringify`'s (yoga).
           get data() {
-            return (data ??= JSON.parse(json).data);
+            return (data ??= JSON.parse(json.toString('utf8')).data);
           },
-          stringify: () => json,
+          bytes: () => json,
+          stringify: () => json.toString('utf8'),
         } as any;
       });
     },
   };
 }
 
-/** How many pieces of an answer are joined at a time (2,048 was the quickest of 2,048, 8,192 and 32,768 tried on a 22 MB answer). */
-const PIECES_PER_JOIN = 2048;
+/** Constant text as bytes, made once when an operation is compiled. */
+const utf8Bytes = (text: string) => Buffer.from(text, 'utf8');
 
 /**
- * Generated code being written: statements, and constant JSON text not yet pushed (merged with the
- * next constant, pushed before the next dynamic piece or control flow).
+ * Generated code being written: statements, and constant JSON text not yet written (merged with the
+ * next constant, written before the next dynamic piece or control flow).
  */
 class Code {
   private readonly lines: string[] = [];
   private pending = '';
 
   constructor(
-    /** The array receiving the pieces. */
+    /** The JsonBytes writer receiving the answer. */
     private readonly out: string,
     /** Declarations shared by all the code (memo tables), outside the answer function. */
     readonly declarations: string[] = [],
@@ -307,13 +310,13 @@ class Code {
 
   dynamic(expression: string) {
     this.flush();
-    this.lines.push(`${this.out}.push(${expression});`);
+    this.lines.push(`${this.out}.text(${expression});`);
   }
 
   /** A comma before every item of a list but the first (item index `i`). */
   separator(i: string) {
     this.flush();
-    this.lines.push(`if (${i}) ${this.out}.push(",");`);
+    this.lines.push(`if (${i}) ${this.out}.char(44);`);
   }
 
   statement(line: string) {
@@ -331,7 +334,12 @@ class Code {
   }
 
   private flush() {
-    if (this.pending) this.lines.push(`${this.out}.push(${JSON.stringify(this.pending)});`);
+    if (this.pending.length === 1 && this.pending.charCodeAt(0) < 128) this.lines.push(`${this.out}.char(${this.pending.charCodeAt(0)});`);
+    else if (this.pending) {
+      const constant = `k${this.declarations.length}`;
+      this.declarations.push(`const ${constant} = B(${JSON.stringify(this.pending)});`);
+      this.lines.push(`${this.out}.bytes(${constant});`);
+    }
     this.pending = '';
   }
 
@@ -354,20 +362,15 @@ class Code {
 
   loop(head: string, body: (code: Code) => void) {
     this.flush();
-    this.lines.push(head, this.block(this.out, body, this.depth + 1));
-    // The answer's own pieces are joined a few thousand at a time, after each item of an outermost
-    // list: a large answer's array of pieces would otherwise outgrow the young generation, and every
-    // young collection until the end of the answer would go through it and copy what it holds.
-    if (this.out === 'out' && this.depth === 0) this.lines.push(`if (out.length >= ${PIECES_PER_JOIN}) { done.push(out.join("")); out = []; }`);
-    this.lines.push('}');
+    this.lines.push(head, this.block(this.out, body, this.depth + 1), '}');
   }
 
-  /** Writes into a fresh array when `condition` holds, joined into `json` and kept in `memo`; then pushes `json`. */
+  /** Writes into a fresh writer when `condition` holds, its bytes copied into `json` and kept in `memo`; then writes `json`. */
   written(condition: string, json: string, memo: string, key: string, write: (code: Code) => void) {
     this.flush();
-    const pieces = `${json}p`;
-    this.lines.push(`if (${condition}) {`, `const ${pieces} = [];`, this.block(pieces, write), `${json} = ${pieces}.join("");`, `${memo}.set(${key}, ${json});`, '}');
-    this.lines.push(`${this.out}.push(${json});`);
+    const inner = `${json}w`;
+    this.lines.push(`if (${condition}) {`, `const ${inner} = new JsonBytes(256);`, this.block(inner, write), `${json} = Buffer.from(${inner}.done());`, `${memo}.set(${key}, ${json});`, '}');
+    this.lines.push(`${this.out}.bytes(${json});`);
   }
 
   body(): string {

@@ -138,8 +138,9 @@ export function fastLane(yoga: YogaServerInstance<any, any>, maxBodyBytes: numbe
         })) as ExecutionResult;
       }
       if (!result.errors && !(result.extensions as any)?.http) {
-        const stringify = (result as any).stringify as ((r: unknown) => string) | undefined;
-        return send(response, 200, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': id }, stringify ? stringify(result) : JSON.stringify(result));
+        // An answer written as bytes (answer-json.ts) is sent as it is.
+        const written = (result as any).bytes as (() => Buffer) | undefined;
+        return send(response, 200, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': id }, written ? written() : JSON.stringify(result));
       }
       // Errors: yoga's own processing decides the status and the body.
       const answer = processRegularResult(result, yoga.fetchAPI, 'application/json') as Response;
