@@ -222,17 +222,22 @@ class Compiler {
     code.constant('}');
     // The body first: writing it declares the constants.
     const body = code.body();
-    const source = `${code.declarations.join('\n')}\nreturn function answer(values, c) {\nconst out = new JsonBytes();\n${body}\nreturn out.done();\n};`;
-    const write = new Function('U', 'leaves', 'unions', 'directs', 'JsonBytes', 'B', source)(unwritable, this.leaves, this.unions, this.directs, JsonBytes, utf8Bytes) as (values: unknown[], context: unknown) => Buffer;
+    const source = `${code.declarations.join('\n')}\nreturn function answer(values, c, expectedBytes) {\nconst out = new JsonBytes(expectedBytes);\n${body}\nreturn out.done();\n};`;
+    const write = new Function('U', 'leaves', 'unions', 'directs', 'JsonBytes', 'B', source)(unwritable, this.leaves, this.unions, this.directs, JsonBytes, utf8Bytes) as (values: unknown[], context: unknown, expectedBytes: number) => Buffer;
     const { schema } = this;
     const definitions = operation.variableDefinitions ?? [];
+    // The buffer starts at about the size of this operation's last answer: a dashboard or a scheduler
+    // asks the same operation again and again, and a buffer grown by doubling copies what it holds.
+    let expectedBytes = 64 * 1024;
     return {
       async run(rawVariables, context) {
         const coerced = getVariableValues(schema, definitions, rawVariables ?? {});
         if (coerced.errors) unwritable();
         const variables = coerced.coerced!;
         const values = await Promise.all(roots.map((r) => r.field.resolve!(undefined, getArgumentValues(r.field, r.node, variables), context, undefined as any)));
-        return write(values, context);
+        const json = write(values, context, expectedBytes);
+        expectedBytes = Math.max(64 * 1024, Math.ceil(json.length * 1.1));
+        return json;
       },
     };
   }
