@@ -83,8 +83,9 @@ export function candidatesJson(found: CandidatesFound, minor: number, traitIds: 
   const shape: Shape = { dict: minor >= 12, mappings: minor >= 34, traits: minor >= 17, tree: minor >= 29, traitIds };
   const requests = found.allocationRequests;
   const summaries = found.providerSummaries;
-  // About what a request and a summary take, so that the buffer seldom grows.
-  const out = new JsonBytes(64 + requests.length * 200 + summaries.length * 300);
+  // More than a request and a summary usually take (with traits, several providers, mappings): a
+  // buffer too small is copied as it grows, one too large costs nothing until written.
+  const out = new JsonBytes(64 + requests.length * 320 + summaries.length * 480);
   out.text('{"allocation_requests": [');
   const suffixes = new Map<string, Buffer>();
   const suffixJson = (suffix: string) => {
