@@ -55,6 +55,10 @@ export const shownConsumerType = (type: string | null) => type ?? NO_CONSUMER_TY
 export const isPlacementName = (value: string) => CONSUMER_TYPE_PATTERN.test(value) && value.length <= MAX_CUSTOM_NAME_LENGTH;
 
 const UUID_PATTERN = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+const CANONICAL_UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Whether a text is a uuid already in canonical form (what canonicalUuid gives back unchanged). */
+export const isCanonicalUuid = (value: string): boolean => CANONICAL_UUID_PATTERN.test(value);
 
 /** Canonical lower-case 8-4-4-4-12 form of a uuid (dashes optional, any case), or null when it is not one. */
 export function canonicalUuid(value: string): string | null {
