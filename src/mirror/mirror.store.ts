@@ -2,6 +2,7 @@
 // Only what differs is written, so an unchanged cloud costs reads and no writes. Generations are
 // Placement's own, so a caller's generation means the same thing here and upstream.
 import type { Db } from '../db/client.js';
+import { keptPerDatabase } from '../db/changes.js';
 import { all, get, list, run } from '../db/sql.js';
 import { ensureResourceClasses } from '../modules/resource-classes/resource-classes.service.js';
 import { ensureTraits } from '../modules/traits/traits.service.js';
@@ -24,8 +25,17 @@ export interface MirrorChanges {
 /**
  * What the mirror holds, to read Placement against. Without `allocations` (a write's read-back, which
  * reads the allocations of the providers it touched from Placement anyway) no allocation is read.
+ * Kept until the mirror changes: a refresh that finds nothing new reads none of it again (at 10,000
+ * roots reading it took about 0.2 s of a 0.55 s refresh). Readers must not change what they are given.
  */
 export function knownState(db: Db, options: { allocations?: boolean } = {}): KnownState {
+  return options.allocations === false ? knownWithoutAllocations(db) : knownWithAllocations(db);
+}
+
+const knownWithAllocations = keptPerDatabase((db) => readKnownState(db, true));
+const knownWithoutAllocations = keptPerDatabase((db) => readKnownState(db, false));
+
+function readKnownState(db: Db, withAllocations: boolean): KnownState {
   const rows = all<{ uuid: string; name: string; generation: number; parent: string | null; root: string | null }>(
     db,
     `SELECT rp.uuid, rp.name, rp.generation, p.uuid AS parent, r.uuid AS root
@@ -44,7 +54,7 @@ export function knownState(db: Db, options: { allocations?: boolean } = {}): Kno
     ).map(({ uuid, ...meta }) => [uuid, meta]),
   );
   const allocations = new Map<string, Map<string, Record<string, number>>>();
-  for (const r of options.allocations === false ? [] : allocationRows(db, null)) {
+  for (const r of withAllocations ? allocationRows(db, null) : []) {
     let byProvider = allocations.get(r.consumer);
     if (!byProvider) allocations.set(r.consumer, (byProvider = new Map()));
     const resources = byProvider.get(r.provider) ?? {};

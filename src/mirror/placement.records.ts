@@ -56,7 +56,7 @@ interface Candidate extends UpstreamProvider {
 }
 
 /** Where providers already in the mirror hang (partial reads: a parent may be there rather than in the read). */
-export type MirrorTree = Map<string, { name: string; parent: string | null; root: string | null }>;
+export type MirrorTree = ReadonlyMap<string, { name: string; parent: string | null; root: string | null }>;
 
 /**
  * The providers of a listing (or of a read back) that can be mirrored. Each needs a canonical uuid,

@@ -19,15 +19,16 @@ export interface PlacementSource {
 }
 
 /** What the mirror holds, to read Placement against. */
+/** Kept between refreshes while the mirror does not change: read only. */
 export interface KnownState {
-  generations: Map<string, number>;
+  generations: ReadonlyMap<string, number>;
   /** Every provider's name, parent and root. */
   tree: MirrorTree;
   /** provider -> the classes it has an inventory of. */
-  inventoryClasses: Map<string, Set<string>>;
-  consumers: Map<string, ConsumerMeta>;
+  inventoryClasses: ReadonlyMap<string, ReadonlySet<string>>;
+  consumers: ReadonlyMap<string, ConsumerMeta>;
   /** consumer -> provider -> class -> amount. */
-  allocations: Map<string, Map<string, Record<string, number>>>;
+  allocations: ReadonlyMap<string, ReadonlyMap<string, Readonly<Record<string, number>>>>;
 }
 
 /** What a source read of Placement. */
