@@ -34,6 +34,10 @@ export function knownState(db: Db, options: { allocations?: boolean } = {}): Kno
 
 const knownWithAllocations = keptPerDatabase((db) => readKnownState(db, true));
 const knownWithoutAllocations = keptPerDatabase((db) => readKnownState(db, false));
+const forgetKnownState = (db: Db) => {
+  knownWithAllocations.forget(db);
+  knownWithoutAllocations.forget(db);
+};
 
 function readKnownState(db: Db, withAllocations: boolean): KnownState {
   const rows = all<{ uuid: string; name: string; generation: number; parent: string | null; root: string | null }>(
@@ -182,6 +186,8 @@ export function applyPlacementState(db: Db, state: PlacementState, partial = fal
       run(db, 'DELETE FROM consumers WHERE NOT EXISTS (SELECT 1 FROM allocations a WHERE a.consumer_id = consumers.id)');
     }
     run(db, 'DELETE FROM aggregates WHERE NOT EXISTS (SELECT 1 FROM provider_aggregates pa WHERE pa.aggregate_id = aggregates.id)');
+    // A generation written alone is not in the change log: the kept state is dropped by what wrote it.
+    if (changes.added || changes.removed || changes.detailed || changes.allocationsRewritten || changes.consumers) forgetKnownState(db);
     return changes;
   });
 }
