@@ -27,10 +27,18 @@ class Client:
         self.prefix = target.path.rstrip('/')
         self.conn = http.client.HTTPConnection(target.hostname, target.port, timeout=600)
 
-    def get(self, path, headers):
+    def get(self, path, headers, retried=False):
         started = time.perf_counter()
-        self.conn.request('GET', self.prefix + path, headers=headers)
-        response = self.conn.getresponse()
+        try:
+            self.conn.request('GET', self.prefix + path, headers=headers)
+            response = self.conn.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            # A kept connection the server closed while idle (while the other service took seconds):
+            # sent again on a new one, once, as requests and keystoneauth do.
+            self.conn.close()
+            if retried:
+                raise
+            return self.get(path, headers, True)
         body = response.read()
         return (time.perf_counter() - started) * 1000, response.status, body
 
