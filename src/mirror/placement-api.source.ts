@@ -179,7 +179,6 @@ export async function readPlacement(client: PlacementClient, known: KnownState, 
   };
 }
 
-
 /** The list under `key` of a listing's answer; an answer without one is not Placement's. */
 function listOf(answer: unknown, key: string, path: string): unknown[] {
   const list = isObject(answer) ? answer[key] : undefined;

@@ -18,8 +18,7 @@ export interface PlacementSource {
   close(): void;
 }
 
-/** What the mirror holds, to read Placement against. */
-/** Kept between refreshes while the mirror does not change: read only. */
+/** What the mirror holds, to read Placement against; kept between refreshes while the mirror does not change, so read only. */
 export interface KnownState {
   generations: ReadonlyMap<string, number>;
   /** Every provider's name, parent and root. */

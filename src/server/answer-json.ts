@@ -228,7 +228,8 @@ class Compiler {
     const definitions = operation.variableDefinitions ?? [];
     // The buffer starts at about the size of this operation's last answer: a dashboard or a scheduler
     // asks the same operation again and again, and a buffer grown by doubling copies what it holds.
-    let expectedBytes = 64 * 1024;
+    // At most 4 MB: after one huge answer, every answer to the operation would otherwise hold as much.
+    let expectedBytes = MIN_EXPECTED_BYTES;
     return {
       async run(rawVariables, context) {
         const coerced = getVariableValues(schema, definitions, rawVariables ?? {});
@@ -236,7 +237,7 @@ class Compiler {
         const variables = coerced.coerced!;
         const values = await Promise.all(roots.map((r) => r.field.resolve!(undefined, getArgumentValues(r.field, r.node, variables), context, undefined as any)));
         const json = write(values, context, expectedBytes);
-        expectedBytes = Math.max(64 * 1024, Math.ceil(json.length * 1.1));
+        expectedBytes = Math.min(MAX_EXPECTED_BYTES, Math.max(MIN_EXPECTED_BYTES, Math.ceil(json.length * 1.1)));
         return json;
       },
     };
@@ -288,6 +289,9 @@ export function useAnswerJson(options: Options & { enableIf: (document: Document
     },
   };
 }
+
+const MIN_EXPECTED_BYTES = 64 * 1024;
+const MAX_EXPECTED_BYTES = 4 * 1024 * 1024;
 
 /** Constant text as bytes, made once when an operation is compiled. */
 const utf8Bytes = (text: string) => Buffer.from(text, 'utf8');
