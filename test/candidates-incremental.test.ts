@@ -2,7 +2,8 @@
 // traits with the sharing trait gained and lost, aggregates, providers created, deleted, renamed and
 // moved, custom traits and classes created and deleted, several at once), made here or by another
 // connection, every candidate search and explanation answers exactly what a new connection answers
-// (same query strings, same allocation requests in the same order, same summaries).
+// (same query strings, same allocation requests in the same order, with their providers as they are
+// now, same summaries).
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/db/client.js';
 import { createServer } from '../src/server.js';
@@ -30,7 +31,10 @@ const QUERIES: { query: string; microversion: string }[] = [
 
 const SEARCH = `query($query: String!, $microversion: String) {
   placementCandidates(query: $query, microversion: $microversion) { ${CANDIDATES_SELECTION}
-    ... on Candidates { providerSummaries { provider { name generation } } } }
+    ... on Candidates {
+      allocationRequests { allocations { provider { name generation } } mappings { providers { name generation } } }
+      providerSummaries { provider { name generation } }
+    } }
 }`;
 const EXPLAIN = `query($request: CandidatesRequest!, $provider: UUID) {
   explainCandidates(request: $request, provider: $provider, first: 1000) {

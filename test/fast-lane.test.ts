@@ -8,7 +8,7 @@ import { createServer } from '../src/server.js';
 import { nodeListener } from '../src/server/http.js';
 import { takesFastLane } from '../src/server/fast-lane.js';
 import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
-import { demoCloud, tempDbFile } from './helpers.js';
+import { demoCloud, fixture, tempDbFile } from './helpers.js';
 
 const ADMIN = 'admin-token-0123456789';
 const READER = 'reader-token-0123456789';
@@ -107,4 +107,51 @@ describe('the HTTP fast lane', () => {
     expect(takesFastLane(req('POST', '/graphql', { ...json, 'content-length': '2000' }), 1000)).toBe(false);
     expect(takesFastLane(req('POST', '/graphql', { ...json, 'content-type': 'application/graphql' }), 1000)).toBe(false);
   });
+});
+
+describe('large answers at once', () => {
+  it('each reads whole and right while others are written and sent (answer buffers are reused once sent)', async () => {
+    const big = openDatabase(tempDbFile());
+    importSnapshot(big, fixture('./golden/generated/seed5_size500.scenario.json'));
+    const server = createServer({ db: big, maskErrors: false });
+    const listener = createHttpServer(nodeListener(server));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const at = (listener.address() as AddressInfo).port;
+    // A client may stop reading for a while (`until`): its answer waits in the server meanwhile.
+    const get = (method: string, path: string, headers: Record<string, string>, body?: string, until?: Promise<unknown>) =>
+      new Promise<string>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port: at, path, method, headers: body ? { ...headers, 'content-length': String(Buffer.byteLength(body)) } : headers }, (res) => {
+          if (until) {
+            res.pause();
+            void until.then(() => res.resume());
+          }
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const queries = ['resources=VCPU:1', 'resources=VCPU:1,MEMORY_MB:512', 'resources=DISK_GB:10', 'resources=VCPU:2,MEMORY_MB:1024,DISK_GB:20'];
+    const asks = queries.flatMap((q) => [
+      (until?: Promise<unknown>) => get('POST', '/graphql', { 'content-type': 'application/json' }, JSON.stringify({ query: CANDIDATES, variables: { q } }), until),
+      (until?: Promise<unknown>) => get('GET', `/placement/allocation_candidates?${q}`, { 'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39' }, undefined, until),
+    ]);
+    try {
+      const alone: string[] = [];
+      for (const ask of asks) alone.push(await ask());
+      expect(Math.min(...alone.map((a) => a.length))).toBeGreaterThan(64 * 1024);
+      for (let round = 0; round < 3; round++) expect(await Promise.all([...asks, ...asks].map((ask) => ask()))).toEqual([...alone, ...alone]);
+      // The largest answers not read until the others are done.
+      let othersDone = () => {};
+      const done = new Promise((resolve) => (othersDone = () => resolve(null)));
+      const slow = [asks[6](done), asks[7](done)];
+      expect(await Promise.all(asks.map((ask) => ask()))).toEqual(alone);
+      othersDone();
+      expect(await Promise.all(slow)).toEqual([alone[6], alone[7]]);
+    } finally {
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+      big.close();
+    }
+  }, 60_000);
 });

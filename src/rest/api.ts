@@ -15,6 +15,7 @@ import { preflightHeaders, withCorsHeaders, type CorsPolicy } from './cors.js';
 import { errorBody, PlacementError, unauthorizedBody, type ErrorEnviron } from './errors.js';
 import { RestRequest, type Answer } from './request.js';
 import { matchRoute } from './routes.js';
+import { answerSent } from '../modules/common/json-bytes.js';
 
 export const PLACEMENT_PREFIX = '/placement';
 
@@ -133,7 +134,8 @@ export function createPlacementApi(options: PlacementApiOptions): PlacementApi {
         if (origin) out.push(...preflightHeaders(origin, headers));
       } else if (origin) out = withCorsHeaders(origin, out);
       response.writeHead(status, out.flat());
-      response.end(bytes);
+      // Its buffer serves a later answer once the socket has taken every byte.
+      response.end(bytes, () => answerSent(bytes));
       options.observe?.(route, status, (performance.now() - started) / 1000);
     };
 

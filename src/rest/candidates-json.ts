@@ -3,11 +3,10 @@
 // 1.12 and as dicts by provider from 1.12 with mappings from 1.34; provider summaries with traits
 // from 1.17 and parent and root from 1.29. Large answers hold tens of thousands of requests that
 // repeat the same providers and amounts: what is shared is kept as bytes (a provider's key, the
-// amounts of a group, a provider's summary) and copied into the answer's buffer at each use.
-import type { CandidatesFound, ProviderSummary, SummaryResource } from '../modules/candidates/index.js';
-import { passingAllocations, passingMappings } from '../modules/candidates/index.js';
+// amounts of a group, a request, a provider's summary) and copied into the answer's buffer at each use.
+import type { CandidateRequest, CandidatesFound, ProviderSummary, SummaryResource } from '../modules/candidates/index.js';
 import type { ResourceAmount } from '../modules/common/names.js';
-import { asciiBytes, JsonBytes } from '../modules/common/json-bytes.js';
+import { asciiBytes, JsonBytes, keptCopy } from '../modules/common/json-bytes.js';
 import type { ProviderRow } from '../modules/providers/providers.service.js';
 
 /** What the microversion shows, and the order of a provider's traits. */
@@ -24,8 +23,7 @@ const str = (value: string) => `"${value}"`;
 
 const [OPEN, CLOSE, OPEN_LIST, CLOSE_LIST] = ['{', '}', '[', ']'].map((c) => c.charCodeAt(0));
 const SEPARATOR = asciiBytes(', ');
-const FIRST_REQUEST = asciiBytes('{"allocations": ');
-const NEXT_REQUEST = asciiBytes(', {"allocations": ');
+const REQUEST = asciiBytes('{"allocations": ');
 const MAPPINGS = asciiBytes(', "mappings": {');
 const BETWEEN_UUIDS = asciiBytes('", "');
 const END_OF_LIST = asciiBytes('"]');
@@ -78,6 +76,58 @@ const inIdOrder = (names: readonly string[], ids: ReadonlyMap<string, number>) =
 
 const resource = (r: SummaryResource) => `${str(r.resourceClass)}: {"capacity": ${r.capacity}, "used": ${r.used}}`;
 
+/** A request's JSON per shape (0: a list of providers, 1: a dict, 2: a dict with mappings), kept while the request is (see candidates.kept.ts). */
+const requestJson = new WeakMap<CandidateRequest, Buffer[]>();
+const scratch = new JsonBytes(512);
+function request(r: CandidateRequest, shape: Shape): Buffer {
+  const key = shape.dict ? (shape.mappings ? 2 : 1) : 0;
+  let byShape = requestJson.get(r);
+  const kept = byShape?.[key];
+  if (kept !== undefined) return kept;
+  const out = scratch.reset();
+  out.bytes(REQUEST);
+  const { allocations } = r;
+  if (shape.dict) {
+    out.char(OPEN);
+    for (let k = 0; k < allocations.length; k++) {
+      if (k) out.bytes(SEPARATOR);
+      out.bytes(pieces(allocations[k].provider).key);
+      writeAmounts(out, allocations[k].resources);
+      out.char(CLOSE);
+    }
+    out.char(CLOSE);
+    if (shape.mappings) {
+      out.bytes(MAPPINGS);
+      r.mappings.forEach((mapping, g) => {
+        if (g) out.bytes(SEPARATOR);
+        out.text(`"${mapping.suffix}": ["`);
+        mapping.providers.forEach((provider, p) => {
+          if (p) out.bytes(BETWEEN_UUIDS);
+          out.bytes(pieces(provider).uuid);
+        });
+        out.bytes(END_OF_LIST);
+      });
+      out.char(CLOSE);
+    }
+  } else {
+    out.char(OPEN_LIST);
+    for (let k = 0; k < allocations.length; k++) {
+      if (k) out.bytes(SEPARATOR);
+      out.bytes(LIST_PROVIDER);
+      out.bytes(pieces(allocations[k].provider).uuid);
+      out.bytes(LIST_RESOURCES);
+      writeAmounts(out, allocations[k].resources);
+      out.char(CLOSE);
+    }
+    out.char(CLOSE_LIST);
+  }
+  out.char(CLOSE);
+  const json = keptCopy(out.done());
+  if (!byShape) requestJson.set(r, (byShape = []));
+  byShape[key] = json;
+  return json;
+}
+
 /** The answer's body at microversion 1.minor; traitIds: every trait's id by name. */
 export function candidatesJson(found: CandidatesFound, minor: number, traitIds: ReadonlyMap<string, number>): Buffer {
   const shape: Shape = { dict: minor >= 12, mappings: minor >= 34, traits: minor >= 17, tree: minor >= 29, traitIds };
@@ -87,53 +137,9 @@ export function candidatesJson(found: CandidatesFound, minor: number, traitIds: 
   // buffer too small is copied as it grows, one too large costs nothing until written.
   const out = new JsonBytes(64 + requests.length * 320 + summaries.length * 480);
   out.text('{"allocation_requests": [');
-  const suffixes = new Map<string, Buffer>();
-  const suffixJson = (suffix: string) => {
-    let json = suffixes.get(suffix);
-    if (json === undefined) suffixes.set(suffix, (json = asciiBytes(`"${suffix}": ["`)));
-    return json;
-  };
   for (let i = 0; i < requests.length; i++) {
-    const allocations = passingAllocations(requests[i]);
-    out.bytes(i ? NEXT_REQUEST : FIRST_REQUEST);
-    if (shape.dict) {
-      out.char(OPEN);
-      for (let k = 0; k < allocations.length; k++) {
-        if (k) out.bytes(SEPARATOR);
-        out.bytes(pieces(allocations[k].provider).key);
-        writeAmounts(out, allocations[k].resources);
-        out.char(CLOSE);
-      }
-      out.char(CLOSE);
-      if (shape.mappings) {
-        const mappings = passingMappings(requests[i]);
-        out.bytes(MAPPINGS);
-        for (let g = 0; g < mappings.length; g++) {
-          const providers = mappings[g].providers;
-          if (g) out.bytes(SEPARATOR);
-          out.bytes(suffixJson(mappings[g].suffix));
-          out.bytes(pieces(providers[0]).uuid);
-          for (let p = 1; p < providers.length; p++) {
-            out.bytes(BETWEEN_UUIDS);
-            out.bytes(pieces(providers[p]).uuid);
-          }
-          out.bytes(END_OF_LIST);
-        }
-        out.char(CLOSE);
-      }
-    } else {
-      out.char(OPEN_LIST);
-      for (let k = 0; k < allocations.length; k++) {
-        if (k) out.bytes(SEPARATOR);
-        out.bytes(LIST_PROVIDER);
-        out.bytes(pieces(allocations[k].provider).uuid);
-        out.bytes(LIST_RESOURCES);
-        writeAmounts(out, allocations[k].resources);
-        out.char(CLOSE);
-      }
-      out.char(CLOSE_LIST);
-    }
-    out.char(CLOSE);
+    if (i) out.bytes(SEPARATOR);
+    out.bytes(request(requests[i], shape));
   }
   out.bytes(SUMMARIES);
   for (let i = 0; i < summaries.length; i++) {

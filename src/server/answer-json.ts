@@ -29,7 +29,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { JsonBytes } from '../modules/common/json-bytes.js';
+import { JsonBytes, keptCopy, MAX_SPARE_BYTES } from '../modules/common/json-bytes.js';
 
 /** Not writable directly: ordinary execution answers instead. */
 class Unwritable extends Error {}
@@ -223,12 +223,12 @@ class Compiler {
     // The body first: writing it declares the constants.
     const body = code.body();
     const source = `${code.declarations.join('\n')}\nreturn function answer(values, c, expectedBytes) {\nconst out = new JsonBytes(expectedBytes);\n${body}\nreturn out.done();\n};`;
-    const write = new Function('U', 'leaves', 'unions', 'directs', 'JsonBytes', 'B', source)(unwritable, this.leaves, this.unions, this.directs, JsonBytes, utf8Bytes) as (values: unknown[], context: unknown, expectedBytes: number) => Buffer;
+    const write = new Function('U', 'leaves', 'unions', 'directs', 'JsonBytes', 'B', 'K', source)(unwritable, this.leaves, this.unions, this.directs, JsonBytes, utf8Bytes, keptCopy) as (values: unknown[], context: unknown, expectedBytes: number) => Buffer;
     const { schema } = this;
     const definitions = operation.variableDefinitions ?? [];
     // The buffer starts at about the size of this operation's last answer: a dashboard or a scheduler
     // asks the same operation again and again, and a buffer grown by doubling copies what it holds.
-    // At most 4 MB: after one huge answer, every answer to the operation would otherwise hold as much.
+    // Sent answers' buffers are reused (json-bytes.ts), up to MAX_SPARE_BYTES: no larger start than that.
     let expectedBytes = MIN_EXPECTED_BYTES;
     return {
       async run(rawVariables, context) {
@@ -291,7 +291,7 @@ export function useAnswerJson(options: Options & { enableIf: (document: Document
 }
 
 const MIN_EXPECTED_BYTES = 64 * 1024;
-const MAX_EXPECTED_BYTES = 4 * 1024 * 1024;
+const MAX_EXPECTED_BYTES = MAX_SPARE_BYTES;
 
 /** Constant text as bytes, made once when an operation is compiled. */
 const utf8Bytes = (text: string) => Buffer.from(text, 'utf8');
@@ -378,7 +378,9 @@ class Code {
   written(condition: string, json: string, memo: string, key: string, write: (code: Code) => void) {
     this.flush();
     const inner = `${json}w`;
-    this.lines.push(`if (${condition}) {`, `const ${inner} = new JsonBytes(256);`, this.block(inner, write), `${json} = Buffer.from(${inner}.done());`, `${memo}.set(${key}, ${json});`, '}');
+    // One scratch writer per place in the code: writing is synchronous, and a piece never contains itself.
+    this.declarations.push(`const ${inner} = new JsonBytes(512);`);
+    this.lines.push(`if (${condition}) {`, `${inner}.reset();`, this.block(inner, write), `${json} = K(${inner}.done());`, `${memo}.set(${key}, ${json});`, '}');
     this.lines.push(`${this.out}.bytes(${json});`);
   }
 

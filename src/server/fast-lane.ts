@@ -13,6 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import { processRegularResult, type YogaServerInstance } from 'graphql-yoga';
 import { assignRequestId } from './plugins.js';
+import { answerSent } from '../modules/common/json-bytes.js';
 
 interface Lane {
   yoga: YogaServerInstance<any, any>;
@@ -90,7 +91,8 @@ function send(response: ServerResponse, status: number, headers: Record<string, 
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   headers['content-length'] = String(bytes.length);
   response.writeHead(status, headers);
-  response.end(bytes);
+  // Its buffer serves a later answer once the socket has taken every byte.
+  response.end(bytes, () => answerSent(bytes));
 }
 
 /** yoga answers a request whose body was already read: the same request, its body given whole. */

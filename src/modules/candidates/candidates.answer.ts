@@ -8,6 +8,7 @@ import { CandidateIndex, readTrees, type TreeCatalog } from './candidates.index.
 import type { CandidateAllocation, CandidateMapping, CandidateRequest, CandidatesFound, ProviderSummary } from './candidates.types.js';
 import type { SearchFacts } from './candidates.facts.js';
 import type { Candidate, Layout } from './candidates.enumerate.js';
+import { layoutKey } from './candidates.kept.js';
 
 /** Answers touching at most this many trees read them directly instead of loading every tree into the index. */
 const FEW_TREES = 64;
@@ -28,8 +29,11 @@ export function answer(facts: SearchFacts, layout: Layout, returned: Candidate[]
   });
   const outside = [...mapped].filter((id) => !trees.byId.has(id));
   const rowOf = new Map<number, ProviderRow>(outside.length ? providersById(index.db, outside).map((r) => [r.id, r]) : []);
-  const shape = new AnswerShape(layout, (id) => trees.byId.get(id) ?? rowOf.get(id)!);
-  const allocationRequests: CandidateRequest[] = returned.map((candidate) => new AllocationRequestView(shape, candidate));
+  const providerOf = (id: number) => trees.byId.get(id) ?? rowOf.get(id)!;
+  const shape = new AnswerShape(layout, providerOf);
+  const kept = trees.kept.of(layoutKey(plans.map((p) => ({ suffix: p.group.suffix, amounts: p.resourceAmounts }))));
+  const make = (candidate: Candidate): CandidateRequest => ({ allocations: shape.allocations(candidate), mappings: shape.mappings(candidate) });
+  const allocationRequests: CandidateRequest[] = returned.map((candidate) => kept.request(candidate, providerOf, make));
 
   // Before 1.29 (with trees), summaries list only providers some candidate allocates from.
   let used: Set<number> | null = null;
@@ -108,53 +112,6 @@ export class AnswerShape {
     return value;
   }
 }
-
-/**
- * An allocation request whose allocations and mappings are made when first read: GraphQL copies them
- * into its answer right away, so for large answers they are made late and let go early.
- */
-class AllocationRequestView implements CandidateRequest {
-  private made: CandidateRequest | null = null;
-
-  constructor(
-    private readonly shape: AnswerShape,
-    private readonly candidate: Candidate,
-  ) {}
-
-  // Compiled GraphQL reads a field several times (null check, error check, value): make it once.
-  private get pieces(): CandidateRequest {
-    return (this.made ??= { allocations: this.shape.allocations(this.candidate), mappings: this.shape.mappings(this.candidate) });
-  }
-
-  get allocations(): CandidateAllocation[] {
-    return this.pieces.allocations;
-  }
-
-  get mappings(): CandidateMapping[] {
-    return this.pieces.mappings;
-  }
-
-  toJSON(): CandidateRequest {
-    return this.pieces;
-  }
-
-  /** Made for a reader that takes each once (the answer's JSON writer): not kept, so they die young. */
-  passingAllocations(): CandidateAllocation[] {
-    return this.made?.allocations ?? this.shape.allocations(this.candidate);
-  }
-
-  passingMappings(): CandidateMapping[] {
-    return this.made?.mappings ?? this.shape.mappings(this.candidate);
-  }
-}
-
-/**
- * An allocation request's allocations and mappings for the JSON writer, which reads each once per
- * request: a large answer's pieces are then garbage as soon as written, rather than kept by their
- * request until the whole answer is done (every young collection in between copied them).
- */
-export const passingAllocations = (request: CandidateRequest) => (request instanceof AllocationRequestView ? request.passingAllocations() : request.allocations);
-export const passingMappings = (request: CandidateRequest) => (request instanceof AllocationRequestView ? request.passingMappings() : request.mappings);
 
 /** A provider's summary, made once per tree catalog. */
 function summaryOf(trees: TreeCatalog, row: ProviderRow): ProviderSummary {

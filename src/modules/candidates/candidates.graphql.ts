@@ -8,7 +8,6 @@ import type { Context } from '../../context.js';
 import { ResourceAmount } from '../common/common.graphql.js';
 import { ResourceProviderRef } from '../providers/providers.graphql.js';
 import { DEFAULT_MAX_CANDIDATES, searchCandidates, searchPlacementQuery } from './candidates.service.js';
-import { passingAllocations, passingMappings } from './candidates.answer.js';
 import type * as T from './candidates.types.js';
 import { CandidatesRequestInputRef } from './candidates.inputs.graphql.js';
 import { RequestErrorRef, isRefusal, orRefusal, type RequestErrorData } from '../common/refusal.graphql.js';
@@ -33,8 +32,8 @@ const GroupMappingRef = builder.objectRef<T.CandidateMapping>('GroupMapping').im
 export const AllocationRequestRef = builder.objectRef<T.CandidateRequest>('AllocationRequest').implement({
   description: 'One way to place the request: the allocations to claim (the body of PUT /allocations/{consumer}).',
   fields: (t) => ({
-    allocations: t.expose('allocations', { type: [ProviderAllocationRef], description: 'What to take from each provider.', extensions: { answerJsonValue: passingAllocations } }),
-    mappings: t.expose('mappings', { type: [GroupMappingRef], description: 'Which providers satisfy each request group.', extensions: { answerJsonValue: passingMappings } }),
+    allocations: t.expose('allocations', { type: [ProviderAllocationRef], description: 'What to take from each provider.' }),
+    mappings: t.expose('mappings', { type: [GroupMappingRef], description: 'Which providers satisfy each request group.' }),
   }),
 });
 
@@ -103,7 +102,7 @@ builder.queryFields((t) => ({
 /** Candidate answers written straight to JSON (server/answer-json.ts): the root fields, and the types shared across an answer. */
 export const CANDIDATE_ANSWER_JSON = {
   rootFields: new Set(['candidates', 'placementCandidates']),
-  sharedTypes: new Set(['ResourceProvider', 'ProviderSummary', 'ResourceAmount', 'SummaryResource']),
+  sharedTypes: new Set(['AllocationRequest', 'ResourceProvider', 'ProviderSummary', 'ResourceAmount', 'SummaryResource']),
 };
 
 /** The root fields that search for candidates (compiled, and counted as searches in /metrics). */

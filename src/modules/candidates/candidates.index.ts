@@ -11,6 +11,7 @@ import type { ProviderSummary } from './candidates.types.js';
 import * as read from './candidates.data.js';
 import { changedBy, dataVersion, providerDelta, type DataVersion, type ProviderDelta } from '../../db/changes.js';
 import type { CapacityRow, InventoryUsage } from './candidates.data.js';
+import { KeptRequests } from './candidates.kept.js';
 import { linkTrees } from '../providers/providers.links.js';
 
 export interface TreeCatalog {
@@ -20,6 +21,8 @@ export interface TreeCatalog {
   traits: Map<number, string[]>;
   /** Summaries made so far (they do not change while the data does not). */
   summaries: Map<number, ProviderSummary>;
+  /** Allocation requests made so far, by the rows they use (carried over to the catalog after a change). */
+  kept: KeptRequests;
 }
 
 export interface ClassInventories {
@@ -266,7 +269,7 @@ export class CandidateIndex {
       }
     }
     const part = readTrees(this.db, [...roots]);
-    const catalog: TreeCatalog = { byId: new Map(before.byId), byRoot: new Map(before.byRoot), inventories: new Map(before.inventories), traits: new Map(before.traits), summaries: new Map(before.summaries) };
+    const catalog: TreeCatalog = { byId: new Map(before.byId), byRoot: new Map(before.byRoot), inventories: new Map(before.inventories), traits: new Map(before.traits), summaries: new Map(before.summaries), kept: before.kept };
     for (const root of roots) {
       for (const row of before.byRoot.get(root) ?? []) {
         catalog.byId.delete(row.id);
@@ -374,5 +377,5 @@ export function readTrees(db: Db, roots: readonly number[] | null): TreeCatalog 
     else inventories.set(inv.providerId, [inv]);
   }
   linkTrees(byId);
-  return { byId, byRoot, inventories, traits: read.traitsOfTrees(db, roots), summaries: new Map() };
+  return { byId, byRoot, inventories, traits: read.traitsOfTrees(db, roots), summaries: new Map(), kept: new KeptRequests() };
 }

@@ -4,8 +4,6 @@
 // another of its domain files (test/layers.test.ts).
 export { DEFAULT_MAX_CANDIDATES, explainCandidates, parsePlacementQuery, searchCandidates, searchPlacementQuery } from './candidates.service.js';
 export type { CandidateRequest, CandidatesFound, CandidatesOptions, CandidatesRequestInput, ProviderSummary, RequestGroupInput, SummaryResource } from './candidates.types.js';
-// For answers written straight to JSON: each request's pieces, made for one reading.
-export { passingAllocations, passingMappings } from './candidates.answer.js';
 export type { CandidatesExplanation } from './candidates.explain.types.js';
 
 // The stages, for headroom.
