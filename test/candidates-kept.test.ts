@@ -6,6 +6,8 @@ import { KeptRequests, LayoutRequests, layoutKey } from '../src/modules/candidat
 import { answerSent, JsonBytes, keptCopy } from '../src/modules/common/json-bytes.js';
 import { updateProvider } from '../src/modules/providers/providers.service.js';
 import type { ProviderRow } from '../src/modules/providers/providers.service.js';
+import { openDatabase } from '../src/db/client.js';
+import { setAllocations } from '../src/modules/allocations/allocations.service.js';
 import { fixture, harness } from './helpers.js';
 
 const row = (id: number) => ({ id, uuid: `u${id}` }) as unknown as ProviderRow;
@@ -67,6 +69,25 @@ describe('kept allocation requests', () => {
       else expect(r).toBe(first.allocationRequests[i]);
     });
     expect(after.allocationRequests[0].allocations[0].provider.name).toBe('renamed-now');
+    h.db.close();
+  });
+});
+
+describe('summaries showing only the classes asked for (before 1.27)', () => {
+  it('show usage as it is after a write, as a new connection does', async () => {
+    const h = harness(fixture('./golden/generated/seed3_size100.scenario.json'));
+    const query = 'resources=VCPU:1,MEMORY_MB:512';
+    const search = async (db: typeof h.db) => (await searchPlacementQuery(db, query, { microversion: '1.21' })) as CandidatesFound;
+    const before = await search(h.db);
+    const provider = before.allocationRequests[0].allocations[0].provider;
+    setAllocations(h.db, { consumerUuid: 'c0000000-0000-4000-8000-000000000001', consumerGeneration: null, projectId: 'p', userId: 'u', allocations: [{ providerUuid: provider.uuid, resources: [{ resourceClass: 'VCPU', amount: 1 }] }] });
+    const after = await search(h.db);
+    const fresh = openDatabase(h.db.file);
+    const used = (found: CandidatesFound) => found.providerSummaries.find((s) => s.provider.uuid === provider.uuid)!.resources;
+    expect(used(after)).toEqual(used(await search(fresh)));
+    expect(used(after)).not.toEqual(used(before));
+    expect(used(after).map((r) => r.resourceClass).sort()).toEqual(['MEMORY_MB', 'VCPU']);
+    fresh.close();
     h.db.close();
   });
 });

@@ -42,16 +42,12 @@ export function answer(facts: SearchFacts, layout: Layout, returned: Candidate[]
     for (const candidate of everyCandidate) for (const id of layout.givers(candidate)) used.add(id);
   }
   const requested = request.minor < 27 ? new Set(plans.flatMap((p) => p.classIds)) : null;
+  const requestedKey = requested ? [...requested].sort((a, b) => a - b).join() : '';
   const providerSummaries: ProviderSummary[] = [];
   for (const root of [...roots].sort((a, b) => a - b)) {
     for (const row of trees.byRoot.get(root) ?? []) {
       if (used && !used.has(row.id)) continue;
-      if (!requested) {
-        providerSummaries.push(summaryOf(trees, row));
-        continue;
-      }
-      const resources = (trees.inventories.get(row.id) ?? []).filter((inv) => requested.has(inv.classId));
-      providerSummaries.push({ ...summaryOf(trees, row), resources });
+      providerSummaries.push(requested ? summaryOfClasses(trees, row, requested, requestedKey) : summaryOf(trees, row));
     }
   }
   return { kind: 'candidates', count: allocationRequests.length, truncated, allocationRequests, providerSummaries };
@@ -127,6 +123,17 @@ function summaryOf(trees: TreeCatalog, row: ProviderRow): ProviderSummary {
     trees.summaries.set(row.id, summary);
   }
   return summary;
+}
+
+/** Summaries showing only some classes (before 1.27), by the classes, kept while their summary is (made again when its tree changes). */
+const withClasses = new WeakMap<ProviderSummary, Map<string, ProviderSummary>>();
+function summaryOfClasses(trees: TreeCatalog, row: ProviderRow, classIds: ReadonlySet<number>, key: string): ProviderSummary {
+  const summary = summaryOf(trees, row);
+  let byClasses = withClasses.get(summary);
+  if (!byClasses) withClasses.set(summary, (byClasses = new Map()));
+  let shown = byClasses.get(key);
+  if (!shown) byClasses.set(key, (shown = { ...summary, resources: (trees.inventories.get(row.id) ?? []).filter((inv) => classIds.has(inv.classId)) }));
+  return shown;
 }
 
 /** Providers, inventories and traits of the trees of an answer: from the index, or read for a few trees. */
