@@ -2,23 +2,27 @@
 // reused once sent (json-bytes.ts): what is kept is reused only while it is what a new search makes.
 import { describe, expect, it } from 'vitest';
 import { searchPlacementQuery, type CandidateRequest, type CandidatesFound } from '../src/modules/candidates/index.js';
-import { KeptRequests, LayoutRequests, layoutKey } from '../src/modules/candidates/candidates.kept.js';
+import { isReused, KeptRequest, KeptRequests, LayoutRequests, layoutKey } from '../src/modules/candidates/candidates.kept.js';
 import { answerSent, JsonBytes, keptCopy } from '../src/modules/common/json-bytes.js';
 import { updateProvider } from '../src/modules/providers/providers.service.js';
 import type { ProviderRow } from '../src/modules/providers/providers.service.js';
+import type { AddressInfo } from 'node:net';
 import { openDatabase } from '../src/db/client.js';
+import { createNodeServer } from '../src/server/http.js';
 import { setAllocations } from '../src/modules/allocations/allocations.service.js';
 import { fixture, harness } from './helpers.js';
 
 const row = (id: number) => ({ id, uuid: `u${id}` }) as unknown as ProviderRow;
-const made = (): CandidateRequest => ({ allocations: [], mappings: [] });
+const made = () => new KeptRequest([], []);
 
 describe('kept allocation requests', () => {
   it('gives the same request for the same rows picked, and a new one for a row read again', () => {
     const rows = new Map([1, 2, 3].map((id) => [id, row(id)]));
     const kept = new LayoutRequests();
     const first = kept.request({ picks: [1, 1, 2] }, (id) => rows.get(id)!, made);
+    expect(isReused(first)).toBe(false);
     expect(kept.request({ picks: [1, 1, 2] }, (id) => rows.get(id)!, made)).toBe(first);
+    expect(isReused(first)).toBe(true);
     expect(kept.request({ picks: [1, 2, 2] }, (id) => rows.get(id)!, made)).not.toBe(first);
     rows.set(2, row(2));
     expect(kept.request({ picks: [1, 1, 2] }, (id) => rows.get(id)!, made)).not.toBe(first);
@@ -70,6 +74,32 @@ describe('kept allocation requests', () => {
     });
     expect(after.allocationRequests[0].allocations[0].provider.name).toBe('renamed-now');
     h.db.close();
+  });
+});
+
+describe('answers with kept requests', () => {
+  it('are the same bytes the first time, the second (their JSON kept) and after, over both APIs', async () => {
+    const h = harness(fixture('./golden/generated/seed3_size100.scenario.json'));
+    const query = 'resources=VCPU:1,MEMORY_MB:512,DISK_GB:10';
+    const node = createNodeServer(h.yoga);
+    const base = await new Promise<string>((resolve) => node.http.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(node.http.address() as AddressInfo).port}`)));
+    const ask = async (path: string, init: RequestInit) => (await fetch(`${base}${path}`, init)).text();
+    const graphql = () =>
+      ask('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `{ placementCandidates(query: "${query}") { ... on Candidates { allocationRequests { allocations { provider { uuid name } resources { resourceClass amount } } mappings { suffix providers { uuid } } } } } }` }),
+      });
+    for (const version of ['1.10', '1.21', '1.34', '1.39']) {
+      const rest = () => ask(`/placement/allocation_candidates?${query}`, { headers: { 'x-auth-token': 'admin', 'openstack-api-version': `placement ${version}` } });
+      const answers = [await rest(), await rest(), await rest()];
+      expect(answers[0]).toContain('"allocation_requests": [{');
+      expect(new Set(answers).size, version).toBe(1);
+    }
+    const answers = [await graphql(), await graphql(), await graphql()];
+    expect(answers[0]).toContain('"allocationRequests":[{');
+    expect(new Set(answers).size).toBe(1);
+    await node.stop(100, 0);
   });
 });
 

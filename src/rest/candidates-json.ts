@@ -4,7 +4,7 @@
 // from 1.17 and parent and root from 1.29. Large answers hold tens of thousands of requests that
 // repeat the same providers and amounts: what is shared is kept as bytes (a provider's key, the
 // amounts of a group, a request, a provider's summary) and copied into the answer's buffer at each use.
-import type { CandidateRequest, CandidatesFound, ProviderSummary, SummaryResource } from '../modules/candidates/index.js';
+import { isReused, type CandidateRequest, type CandidatesFound, type ProviderSummary, type SummaryResource } from '../modules/candidates/index.js';
 import type { ResourceAmount } from '../modules/common/names.js';
 import { asciiBytes, JsonBytes, keptCopy } from '../modules/common/json-bytes.js';
 import type { ProviderRow } from '../modules/providers/providers.service.js';
@@ -76,15 +76,27 @@ const inIdOrder = (names: readonly string[], ids: ReadonlyMap<string, number>) =
 
 const resource = (r: SummaryResource) => `${str(r.resourceClass)}: {"capacity": ${r.capacity}, "used": ${r.used}}`;
 
-/** A request's JSON per shape (0: a list of providers, 1: a dict, 2: a dict with mappings), kept while the request is (see candidates.kept.ts). */
+/**
+ * A request's JSON per shape (0: a list of providers, 1: a dict, 2: a dict with mappings), kept while
+ * the request is, from its second answer on (see candidates.kept.ts); written each time before.
+ */
 const requestJson = new WeakMap<CandidateRequest, Buffer[]>();
 const scratch = new JsonBytes(512);
-function request(r: CandidateRequest, shape: Shape): Buffer {
+function writeRequest(out: JsonBytes, r: CandidateRequest, shape: Shape): void {
+  if (!isReused(r)) return request(out, r, shape);
   const key = shape.dict ? (shape.mappings ? 2 : 1) : 0;
   let byShape = requestJson.get(r);
-  const kept = byShape?.[key];
-  if (kept !== undefined) return kept;
-  const out = scratch.reset();
+  let json = byShape?.[key];
+  if (json === undefined) {
+    request(scratch.reset(), r, shape);
+    json = keptCopy(scratch.done());
+    if (!byShape) requestJson.set(r, (byShape = []));
+    byShape[key] = json;
+  }
+  out.bytes(json);
+}
+
+function request(out: JsonBytes, r: CandidateRequest, shape: Shape): void {
   out.bytes(REQUEST);
   const { allocations } = r;
   if (shape.dict) {
@@ -122,10 +134,6 @@ function request(r: CandidateRequest, shape: Shape): Buffer {
     out.char(CLOSE_LIST);
   }
   out.char(CLOSE);
-  const json = keptCopy(out.done());
-  if (!byShape) requestJson.set(r, (byShape = []));
-  byShape[key] = json;
-  return json;
 }
 
 /** The answer's body at microversion 1.minor; traitIds: every trait's id by name. */
@@ -139,7 +147,7 @@ export function candidatesJson(found: CandidatesFound, minor: number, traitIds: 
   out.text('{"allocation_requests": [');
   for (let i = 0; i < requests.length; i++) {
     if (i) out.bytes(SEPARATOR);
-    out.bytes(request(requests[i], shape));
+    writeRequest(out, requests[i], shape);
   }
   out.bytes(SUMMARIES);
   for (let i = 0; i < summaries.length; i++) {

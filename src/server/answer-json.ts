@@ -42,6 +42,8 @@ interface Options {
   rootFields: ReadonlySet<string>;
   /** Types whose objects are shared between many places of an answer: their JSON is kept per object. */
   sharedTypes: ReadonlySet<string>;
+  /** Of those, types whose JSON is kept only for the objects this says are worth it (the others are written each time). */
+  keptWhen?: Readonly<Record<string, (object: unknown) => boolean>>;
 }
 
 /** The compiled answer of one operation: `{"data":{...}}` from the root fields' values, as UTF-8 bytes. */
@@ -54,7 +56,7 @@ class Compiler {
   /** Values the generated code refers to by index. */
   private readonly leaves: GraphQLLeafType[] = [];
   private readonly unions: GraphQLUnionType[] = [];
-  /** Fields whose value is read from the object by a function of theirs (`answerJsonValue`), not a property. */
+  /** Functions of an object the code calls: fields' values (`answerJsonValue`) and `keptWhen`. */
   private readonly directs: ((object: unknown) => unknown)[] = [];
 
   constructor(
@@ -132,7 +134,14 @@ class Compiler {
       const [memo, v, json] = [this.name('m'), code.local(this.name('o'), value), this.name('j')];
       code.declare(`const ${memo} = new WeakMap();`);
       code.statement(`let ${json} = ${memo}.get(${v});`);
-      code.written(`${json} === undefined`, json, memo, v, (inner) => this.object(inner, type, selections, v));
+      const when = this.options.keptWhen?.[type.name];
+      if (!when) return code.written(`${json} === undefined`, json, memo, v, (inner) => this.object(inner, type, selections, v));
+      const index = this.directs.push(when) - 1;
+      code.branch(
+        `${json} === undefined && !directs[${index}](${v})`,
+        (once) => this.object(once, type, selections, v),
+        (kept) => kept.written(`${json} === undefined`, json, memo, v, (inner) => this.object(inner, type, selections, v)),
+      );
       return;
     }
     if (isUnionType(type)) {

@@ -8,7 +8,7 @@ import { CandidateIndex, readTrees, type TreeCatalog } from './candidates.index.
 import type { CandidateAllocation, CandidateMapping, CandidateRequest, CandidatesFound, ProviderSummary } from './candidates.types.js';
 import type { SearchFacts } from './candidates.facts.js';
 import type { Candidate, Layout } from './candidates.enumerate.js';
-import { layoutKey } from './candidates.kept.js';
+import { KeptRequest, layoutKey } from './candidates.kept.js';
 
 /** Answers touching at most this many trees read them directly instead of loading every tree into the index. */
 const FEW_TREES = 64;
@@ -32,7 +32,7 @@ export function answer(facts: SearchFacts, layout: Layout, returned: Candidate[]
   const providerOf = (id: number) => trees.byId.get(id) ?? rowOf.get(id)!;
   const shape = new AnswerShape(layout, providerOf);
   const kept = trees.kept.of(layoutKey(plans.map((p) => ({ suffix: p.group.suffix, amounts: p.resourceAmounts }))));
-  const make = (candidate: Candidate): CandidateRequest => ({ allocations: shape.allocations(candidate), mappings: shape.mappings(candidate) });
+  const make = (candidate: Candidate) => new KeptRequest(shape.allocations(candidate), shape.mappings(candidate));
   const allocationRequests: CandidateRequest[] = returned.map((candidate) => kept.request(candidate, providerOf, make));
 
   // Before 1.29 (with trees), summaries list only providers some candidate allocates from.

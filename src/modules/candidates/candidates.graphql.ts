@@ -9,6 +9,7 @@ import { ResourceAmount } from '../common/common.graphql.js';
 import { ResourceProviderRef } from '../providers/providers.graphql.js';
 import { DEFAULT_MAX_CANDIDATES, searchCandidates, searchPlacementQuery } from './candidates.service.js';
 import type * as T from './candidates.types.js';
+import { isReused } from './candidates.kept.js';
 import { CandidatesRequestInputRef } from './candidates.inputs.graphql.js';
 import { RequestErrorRef, isRefusal, orRefusal, type RequestErrorData } from '../common/refusal.graphql.js';
 import './candidates.explain.graphql.js';
@@ -103,6 +104,8 @@ builder.queryFields((t) => ({
 export const CANDIDATE_ANSWER_JSON = {
   rootFields: new Set(['candidates', 'placementCandidates']),
   sharedTypes: new Set(['AllocationRequest', 'ResourceProvider', 'ProviderSummary', 'ResourceAmount', 'SummaryResource']),
+  // A request's JSON is kept from its second answer on (candidates.kept.ts).
+  keptWhen: { AllocationRequest: (request: unknown) => isReused(request as T.CandidateRequest) },
 };
 
 /** The root fields that search for candidates (compiled, and counted as searches in /metrics). */

@@ -6,7 +6,7 @@
 // Requests are found by the rows of the providers picked, not their ids: a provider whose row is read
 // again (any change to its tree) gets new requests, so a kept one never shows a row as it was.
 import type { ProviderRow } from '../providers/providers.service.js';
-import type { CandidateRequest } from './candidates.types.js';
+import type { CandidateAllocation, CandidateMapping, CandidateRequest } from './candidates.types.js';
 
 /**
  * Most requests kept, over all layouts: about 350 bytes each with their GraphQL JSON (measured at
@@ -15,8 +15,21 @@ import type { CandidateRequest } from './candidates.types.js';
  */
 export const MAX_KEPT_REQUESTS = 100_000;
 
+/** A kept request. Its JSON is worth keeping once a later answer has asked for it again: before that, it may never be. */
+export class KeptRequest implements CandidateRequest {
+  reused = false;
+
+  constructor(
+    readonly allocations: CandidateAllocation[],
+    readonly mappings: CandidateMapping[],
+  ) {}
+}
+
+/** Whether a request of an answer was asked for by an earlier answer too (the JSON writers keep its bytes then). */
+export const isReused = (request: CandidateRequest): boolean => request instanceof KeptRequest && request.reused;
+
 /** Requests by the row picked for each slot, slot after slot. */
-type Trie = Map<ProviderRow, Trie | CandidateRequest>;
+type Trie = Map<ProviderRow, Trie | KeptRequest>;
 
 /** The requests of one layout. */
 export class LayoutRequests {
@@ -24,7 +37,7 @@ export class LayoutRequests {
   size = 0;
 
   /** The request of a candidate's picks, made by `make` the first time. */
-  request<C extends { picks: readonly number[] }>(candidate: C, rowOf: (id: number) => ProviderRow, make: (candidate: C) => CandidateRequest): CandidateRequest {
+  request<C extends { picks: readonly number[] }>(candidate: C, rowOf: (id: number) => ProviderRow, make: (candidate: C) => KeptRequest): KeptRequest {
     const { picks } = candidate;
     const last = picks.length - 1;
     if (last < 0) return make(candidate);
@@ -36,11 +49,11 @@ export class LayoutRequests {
       node = next;
     }
     const row = rowOf(picks[last]);
-    let request = node.get(row) as CandidateRequest | undefined;
+    let request = node.get(row) as KeptRequest | undefined;
     if (request === undefined) {
       node.set(row, (request = make(candidate)));
       this.size++;
-    }
+    } else request.reused = true;
     return request;
   }
 }

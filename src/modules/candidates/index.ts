@@ -5,6 +5,8 @@
 export { DEFAULT_MAX_CANDIDATES, explainCandidates, parsePlacementQuery, searchCandidates, searchPlacementQuery } from './candidates.service.js';
 export type { CandidateRequest, CandidatesFound, CandidatesOptions, CandidatesRequestInput, ProviderSummary, RequestGroupInput, SummaryResource } from './candidates.types.js';
 export type { CandidatesExplanation } from './candidates.explain.types.js';
+// For answers written straight to JSON: whether a request's bytes are worth keeping.
+export { isReused } from './candidates.kept.js';
 
 // The stages, for headroom.
 export { CandidateIndex, type ClassInventories } from './candidates.index.js';
