@@ -43,16 +43,25 @@ export interface CapacityRow {
 
 const USED = `COALESCE((SELECT SUM(a.used) FROM allocations a WHERE a.resource_provider_id = i.resource_provider_id AND a.resource_class_id = i.resource_class_id), 0)`;
 
+/**
+ * The trees' providers (`rp`) for a read: every provider, or those of some trees. The two are apart
+ * because `? IS NULL OR rp.root_id IN (…)` keeps SQLite off the root index: a few trees cost a scan.
+ */
+function ofTrees(rootIds: readonly number[] | null): { where: string; params: unknown[] } {
+  return rootIds === null ? { where: '', params: [] } : { where: 'WHERE rp.root_id IN (SELECT value FROM json_each(?))', params: [list(rootIds)] };
+}
+
 /** Every inventory of one class with its usage, optionally only in some trees, in the order of the inventory rows. */
 export function capacityRows(db: Db, classId: number, roots: readonly number[] | null): CapacityRow[] {
+  const trees = ofTrees(roots);
+  // CROSS JOIN: the providers lead, found by root with trees (never the class's every row to keep a few).
   const found = rows<CapacityColumns>(
     db,
     `SELECT i.id, i.resource_provider_id, rp.root_id, i.total, i.reserved, i.allocation_ratio, i.min_unit, i.max_unit, i.step_size, ${USED}
-     FROM inventories i JOIN resource_providers rp ON rp.id = i.resource_provider_id
-     WHERE i.resource_class_id = ? AND (? IS NULL OR rp.root_id IN (SELECT value FROM json_each(?))) ORDER BY i.id`,
+     FROM resource_providers rp CROSS JOIN inventories i ON i.resource_provider_id = rp.id AND i.resource_class_id = ?
+     ${trees.where} ORDER BY i.id`,
     classId,
-    roots && 1,
-    roots && list(roots),
+    ...trees.params,
   );
   return found.map(capacityRow);
 }
@@ -184,12 +193,8 @@ export function providerLinks(db: Db, ids: readonly number[] | null = null): Map
 
 /** Every provider of these trees (null: of every tree), in creation order. */
 export function providersOfTrees(db: Db, rootIds: readonly number[] | null): ProviderRow[] {
-  return all<ProviderRow>(
-    db,
-    `SELECT ${PROVIDER_COLUMNS} FROM resource_providers rp WHERE ? IS NULL OR rp.root_id IN (SELECT value FROM json_each(?)) ORDER BY rp.id`,
-    rootIds && 1,
-    rootIds && list(rootIds),
-  );
+  const trees = ofTrees(rootIds);
+  return all<ProviderRow>(db, `SELECT ${PROVIDER_COLUMNS} FROM resource_providers rp ${trees.where} ORDER BY rp.id`, ...trees.params);
 }
 
 /** These providers, in creation order. */
@@ -207,13 +212,13 @@ export interface InventoryUsage {
 
 /** Capacity and usage of every inventory in these trees (null: in every tree), by provider and class id. */
 export function inventoriesOfTrees(db: Db, rootIds: readonly number[] | null): InventoryUsage[] {
+  const trees = ofTrees(rootIds);
   const found = rows<[number, number, string, number, number, number, number]>(
     db,
     `SELECT i.resource_provider_id, i.resource_class_id, rc.name, i.total, i.reserved, i.allocation_ratio, ${USED}
      FROM resource_providers rp JOIN inventories i ON i.resource_provider_id = rp.id JOIN resource_classes rc ON rc.id = i.resource_class_id
-     WHERE ? IS NULL OR rp.root_id IN (SELECT value FROM json_each(?)) ORDER BY i.resource_provider_id, i.resource_class_id`,
-    rootIds && 1,
-    rootIds && list(rootIds),
+     ${trees.where} ORDER BY i.resource_provider_id, i.resource_class_id`,
+    ...trees.params,
   );
   const intern = interner();
   return found.map(([providerId, classId, resourceClass, total, reserved, allocationRatio, used]) => ({
@@ -227,12 +232,12 @@ export function inventoriesOfTrees(db: Db, rootIds: readonly number[] | null): I
 
 /** Trait names of every provider in these trees (null: in every tree), sorted per provider. */
 export function traitsOfTrees(db: Db, rootIds: readonly number[] | null): Map<number, string[]> {
+  const trees = ofTrees(rootIds);
   const found = rows<[number, string]>(
     db,
     `SELECT pt.resource_provider_id, t.name FROM resource_providers rp JOIN provider_traits pt ON pt.resource_provider_id = rp.id
-     JOIN traits t ON t.id = pt.trait_id WHERE ? IS NULL OR rp.root_id IN (SELECT value FROM json_each(?)) ORDER BY pt.resource_provider_id, t.name`,
-    rootIds && 1,
-    rootIds && list(rootIds),
+     JOIN traits t ON t.id = pt.trait_id ${trees.where} ORDER BY pt.resource_provider_id, t.name`,
+    ...trees.params,
   );
   const traits = new Map<number, string[]>();
   const intern = interner();
