@@ -152,21 +152,22 @@ async function main(sizes: number[]) {
   const { placementInstalled, startOurs, startPlacement } = await import('./services.js');
   const { scenarioQueries } = await import('./queries.js');
   const cache = join(ROOT, 'bench/.cache');
+  const seed = Number(process.env.BENCH_SEED ?? 1);
   mkdirSync(cache, { recursive: true });
   for (const size of sizes) {
-    const file = join(cache, `seed1_size${size}.json`);
-    if (!existsSync(file)) writeFileSync(file, scenarioText(1, size));
+    const file = join(cache, `seed${seed}_size${size}.json`);
+    if (!existsSync(file)) writeFileSync(file, scenarioText(seed, size));
     const scenario = JSON.parse(readFileSync(file, 'utf8'));
     const dir = mkdtempSync(join(tmpdir(), 'placement-gql-rest-candidates-'));
     const db = openDatabase(join(dir, 'bench.db'));
     importSnapshot(db, scenario);
     db.close();
-    const placement = placementInstalled() && process.env.BENCH_PLACEMENT !== '0' ? await startPlacement(join(dir), file, join(cache, `placement-seed1_size${size}.sqlite`)) : null;
+    const placement = placementInstalled() && process.env.BENCH_PLACEMENT !== '0' ? await startPlacement(join(dir), file, join(cache, `placement-seed${seed}_size${size}.sqlite`)) : null;
     const ours = await startOurs(join(dir, 'bench.db'));
     const figures = await timeRestCandidates(ours, placement, scenarioQueries(scenario), Number(process.env.BENCH_REPEAT ?? 20), Number(process.env.BENCH_PLACEMENT_REPEAT ?? 5));
     await ours.stop();
     await placement?.stop();
-    console.log(`\n### ${size} roots (seed 1): GET /allocation_candidates over HTTP\n\n${restCandidatesTable(figures)}`);
+    console.log(`\n### ${size} roots (seed ${seed}): GET /allocation_candidates over HTTP\n\n${restCandidatesTable(figures)}`);
   }
 }
 

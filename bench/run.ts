@@ -3,9 +3,9 @@
 // generated clouds of 1,000 and 10,000 roots, interleaved query by query, from one keep-alive client;
 // then the same queries in-process through yoga.fetch, throughput per worker count, and a bounded load.
 //
-// Clouds come from the project's generator (bench/generate.ts, seed 1) and are cached in bench/.cache/,
+// Clouds come from the project's generator (bench/generate.ts, seed 1 or BENCH_SEED) and are cached in bench/.cache/,
 // with Placement's database once loaded through its API.
-// Knobs: BENCH_SIZES=1000,10000  BENCH_REPEAT=20  BENCH_PLACEMENT=0 (skip Placement)  BENCH_PLACEMENT_REPEAT=5
+// Knobs: BENCH_SIZES=1000,10000  BENCH_SEED=1  BENCH_REPEAT=20  BENCH_PLACEMENT=0 (skip Placement)  BENCH_PLACEMENT_REPEAT=5
 //        BENCH_GATEWAY=0 (skip the gateway sync)  BENCH_INPROCESS=0 (skip the in-process table)  BENCH_THROUGHPUT=0  BENCH_LOAD=0
 //        BENCH_CANDIDATES=0 (skip the candidate tags, e.g. to time capacity alone)  BENCH_CAPACITY=0  BENCH_REST=0 (skip the REST API's small requests)
 //        BENCH_REFRESH=0 (skip capacity right after refreshes by another connection)
@@ -40,7 +40,8 @@ const PLACEMENT_REPEAT = Number(process.env.BENCH_PLACEMENT_REPEAT ?? 5);
 const WARMUP = 3;
 const WARMUP_SECONDS = 0.5;
 const MAX_WARMUP_RUNS = 1000;
-const SEED = 1;
+/** Another seed gives another cloud of the same shapes (each cached apart, Placement's database too). */
+const SEED = Number(process.env.BENCH_SEED ?? 1);
 
 /** The same content as Placement's answer: requests with mappings, summaries with parent, root, resources and traits. */
 const QUERY = `query($query: String!, $microversion: String) {
