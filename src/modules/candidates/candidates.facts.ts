@@ -68,9 +68,15 @@ export class SearchFacts {
     return this.index.anchorsOf([id]).get(id)!;
   }
 
-  /** Loads at once the anchors of every sharing provider among these. */
-  prepareAnchors(ids: Iterable<number>) {
-    const sharing = [...ids].filter((id) => this.sharing.has(id));
+  /** Loads at once the anchors of every sharing provider among these (ids, or rows of inventories). */
+  prepareAnchors(providers: readonly (number | { id: number })[][]) {
+    const sharing: number[] = [];
+    for (const list of providers) {
+      for (const p of list) {
+        const id = typeof p === 'number' ? p : p.id;
+        if (this.sharing.has(id)) sharing.push(id);
+      }
+    }
     if (sharing.length) this.index.anchorsOf(sharing);
   }
 

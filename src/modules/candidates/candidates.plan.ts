@@ -89,7 +89,7 @@ function planUnsuffixed(
   treeRoot: number | null,
 ) {
   const anchorFilter = !facts.ignoreRootFilter && (facts.request.rootRequired.length > 0 || facts.request.rootForbidden.length > 0);
-  if (treeRoot === null) facts.prepareAnchors(fitting.flatMap((rows) => rows.map((r) => r.id)));
+  if (treeRoot === null) facts.prepareAnchors(fitting);
   // Per anchor, the providers able to give each class; an anchor missing a class is dropped.
   const options = new Map<number, number[][]>();
   const add = (k: number, anchor: number, id: number) => {
@@ -100,11 +100,15 @@ function planUnsuffixed(
     } else if (lists && lists.length === k + 1) lists[k].push(id);
     else if (lists && lists.length === k) lists.push([id]);
   };
+  // Most sets are empty: each test costs a lookup per row of the class, so an empty one is not asked.
+  const anyForbidden = forbidden.size > 0;
+  const anyExcluded = excluded.size > 0;
+  const anySharing = treeRoot === null && facts.sharing.size > 0;
   fitting.forEach((rows, k) => {
     for (const { id, rootId } of rows) {
-      if (forbidden.has(id) || excluded.has(id)) continue;
-      if ((!anchorFilter || facts.anchorAllowed(rootId)) && !excluded.has(rootId) && (!inAggregates || inAggregates.has(id) || inAggregates.has(rootId))) add(k, rootId, id);
-      if (treeRoot === null && facts.sharing.has(id) && (!inAggregates || inAggregates.has(id))) {
+      if ((anyForbidden && forbidden.has(id)) || (anyExcluded && excluded.has(id))) continue;
+      if ((!anchorFilter || facts.anchorAllowed(rootId)) && !(anyExcluded && excluded.has(rootId)) && (!inAggregates || inAggregates.has(id) || inAggregates.has(rootId))) add(k, rootId, id);
+      if (anySharing && facts.sharing.has(id) && (!inAggregates || inAggregates.has(id))) {
         for (const anchor of facts.anchorsOf(id)) if (anchor !== rootId && (!anchorFilter || facts.anchorAllowed(anchor)) && !excluded.has(anchor)) add(k, anchor, id);
       }
     }
@@ -141,7 +145,7 @@ function planSuffixed(
     providers = group.required.length ? [...plan.masks].filter(([, mask]) => mask === plan.fullMask).map(([id]) => id) : [...inAggregates!];
   }
   providers = providers.filter((id) => (plan.masks.get(id) ?? 0) === plan.fullMask && !forbidden.has(id) && !excluded.has(id) && (!inAggregates || inAggregates.has(id)));
-  facts.prepareAnchors(providers);
+  facts.prepareAnchors([providers]);
   const byAnchor = new Map<number, number[]>();
   for (const id of providers) {
     const root = facts.index.rootOf(id);
