@@ -4,7 +4,7 @@
 import type { ResourceAmount } from '../common/names.js';
 import { fits } from '../../rules/capacity.js';
 import { SHARING_TRAIT, type CapacityRow } from './candidates.data.js';
-import { CandidateIndex, type ClassInventories } from './candidates.index.js';
+import { CandidateIndex, rowsInTree, type ClassInventories } from './candidates.index.js';
 import type { SearchGroup, SearchRequest } from './candidates.request.js';
 
 /** A group as the search sees it: names resolved, and its ways to be satisfied per anchor root. */
@@ -133,10 +133,11 @@ export class SearchFacts {
 
   /** The inventories of a group's class that can give its amount (in its tree, with in_tree). */
   fitting(classId: number, amount: number, treeRoot: number | null): CapacityRow[] {
+    const inventories = this.classes.get(classId)!;
     const result: CapacityRow[] = [];
-    for (const row of this.classes.get(classId)!.rows) {
+    for (const row of treeRoot === null ? inventories.rows : rowsInTree(inventories, treeRoot)) {
       if (row.room < amount) break;
-      if (fits(row, amount) && (treeRoot === null || row.rootId === treeRoot)) result.push(row);
+      if (fits(row, amount)) result.push(row);
     }
     return result;
   }

@@ -29,6 +29,22 @@ export interface ClassInventories {
   /** Largest room first: the rows able to give an amount come first (equal rooms in the order of the inventory rows). */
   rows: CapacityRow[];
   byProvider: Map<number, CapacityRow>;
+  /** The rows of each tree in the same order, made on first need (see rowsInTree); a change makes new inventories. */
+  byRoot?: Map<number, CapacityRow[]>;
+}
+
+/** A class's rows in one tree, in the class's order: an in_tree group reads its tree, not every row of the class. */
+export function rowsInTree(inventories: ClassInventories, root: number): CapacityRow[] {
+  if (!inventories.byRoot) {
+    const byRoot = new Map<number, CapacityRow[]>();
+    for (const row of inventories.rows) {
+      const list = byRoot.get(row.rootId);
+      if (list) list.push(row);
+      else byRoot.set(row.rootId, [row]);
+    }
+    inventories.byRoot = byRoot;
+  }
+  return inventories.byRoot.get(root) ?? [];
 }
 
 type Links = Map<number, [number, number | null]>;
