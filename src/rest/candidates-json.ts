@@ -136,9 +136,9 @@ function request(out: JsonBytes, r: CandidateRequest, shape: Shape): void {
   out.char(CLOSE);
 }
 
-/** The answer's body at microversion 1.minor; traitIds: every trait's id by name. */
-export function candidatesJson(found: CandidatesFound, minor: number, traitIds: ReadonlyMap<string, number>): Buffer {
-  const shape: Shape = { dict: minor >= 12, mappings: minor >= 34, traits: minor >= 17, tree: minor >= 29, traitIds };
+/** The answer's body at microversion 1.minor. */
+export function candidatesJson(found: CandidatesFound, minor: number): Buffer {
+  const shape: Shape = { dict: minor >= 12, mappings: minor >= 34, traits: minor >= 17, tree: minor >= 29, traitIds: found.traitIds };
   const requests = found.allocationRequests;
   const summaries = found.providerSummaries;
   // More than a request and a summary usually take (with traits, several providers, mappings): a

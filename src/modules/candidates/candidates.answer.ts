@@ -50,7 +50,7 @@ export function answer(facts: SearchFacts, layout: Layout, returned: Candidate[]
       providerSummaries.push(requested ? summaryOfClasses(trees, row, requested, requestedKey) : summaryOf(trees, row));
     }
   }
-  return { kind: 'candidates', count: allocationRequests.length, truncated, allocationRequests, providerSummaries };
+  return { kind: 'candidates', count: allocationRequests.length, truncated, allocationRequests, providerSummaries, traitIds: index.traitIds };
 }
 
 /** Builds the pieces of allocation requests from candidates. */

@@ -19,7 +19,7 @@ export async function search(db: Db, request: SearchRequest, maxCandidates: numb
   const index = CandidateIndex.of(db);
   const facts = new SearchFacts(index, request);
   const plans = planSearch(facts);
-  if (!plans) return { kind: 'candidates', count: 0, truncated: false, allocationRequests: [], providerSummaries: [] };
+  if (!plans) return { kind: 'candidates', count: 0, truncated: false, allocationRequests: [], providerSummaries: [], traitIds: index.traitIds };
   const nestedUnaware = request.minor < 29 && index.hasTrees();
   const limit = request.limit ?? Infinity;
   // Before 1.29 (with trees) the summaries keep only providers some candidate uses: that needs all of them.

@@ -75,4 +75,6 @@ export interface CandidatesFound {
   truncated: boolean;
   allocationRequests: CandidateRequest[];
   providerSummaries: ProviderSummary[];
+  /** Every trait's id by name in the data the search read (Placement lists a provider's traits in id order). */
+  traitIds: ReadonlyMap<string, number>;
 }

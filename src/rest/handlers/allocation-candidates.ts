@@ -1,13 +1,12 @@
 // GET /allocation_candidates (handlers/allocation_candidate.py, from 1.10): the candidate search on
 // Placement's own query string at the request's microversion, its refusals as Placement words them,
 // and the answer written straight to JSON.
-import { CandidateIndex, DEFAULT_MAX_CANDIDATES, searchPlacementQuery, type CandidatesFound } from '../../modules/candidates/index.js';
+import { DEFAULT_MAX_CANDIDATES, searchPlacementQuery, type CandidatesFound } from '../../modules/candidates/index.js';
 import { allocationCandidatesQuerySchema } from '../allocation-schemas.js';
 import { candidatesJson } from '../candidates-json.js';
 import { placementRefusal, readPolicy, type Answer, type RestRequest } from '../request.js';
 
 const LIST = readPolicy('placement:allocation_candidates:list');
-const NO_TRAITS = new Map<string, number>();
 
 export async function list(request: RestRequest): Promise<Answer> {
   request.versions(10);
@@ -21,6 +20,5 @@ export async function list(request: RestRequest): Promise<Answer> {
     throw placementRefusal(error);
   }
   // The candidates are "now": Placement answers with the time of the request.
-  const traitIds = found.providerSummaries.length && request.atLeast(17) ? CandidateIndex.of(request.db).traitIds : NO_TRAITS;
-  return { status: 200, body: candidatesJson(found, request.minor, traitIds), lastModified: new Date() };
+  return { status: 200, body: candidatesJson(found, request.minor), lastModified: new Date() };
 }
