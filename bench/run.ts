@@ -27,7 +27,7 @@ import { scenarioText } from './generate.js';
 import { gatewayBench } from './gateway.js';
 import { placementDbBench } from './placement-db.js';
 import { restTable, timeSmallRequests } from './rest.js';
-import { restCandidatesTable, timeRestCandidates } from './rest-candidates.js';
+import { restCandidatesTable, SMALL_TAGS, timeRestCandidates } from './rest-candidates.js';
 import { candidateQueries, queryString, scenarioQueries, type ScenarioQuery } from './queries.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -154,6 +154,8 @@ interface Row {
   maxCount: number;
   ours: number[];
   theirs: number[];
+  /** /health, timed next to each of ours (first and second in turn, as the first after Placement's finds a cold CPU). */
+  health: number[];
 }
 
 /** Every query of the scenario over HTTP, ours and Placement's interleaved run by run. */
@@ -176,13 +178,18 @@ async function timeHttp(ours: Service, placement: Service | null, queries: Scena
       const theirs = await pclient.get(path, placementHeaders(q.microversion));
       if (placementSays(theirs.status, theirs.body) !== oursSays(first.body)) disagree.push(`${q.id} (ours ${oursSays(first.body)}, Placement ${placementSays(theirs.status, theirs.body)})`);
     }
-    const row = rows.get(q.tag ?? 'untagged') ?? { tag: q.tag ?? 'untagged', queries: 0, maxCount: 0, ours: [], theirs: [] };
+    const row = rows.get(q.tag ?? 'untagged') ?? { tag: q.tag ?? 'untagged', queries: 0, maxCount: 0, ours: [], theirs: [], health: [] };
     row.queries++;
     row.maxCount = Math.max(row.maxCount, answer.data.placementCandidates.count ?? 0);
     const placementRuns = pclient ? PLACEMENT_REPEAT : 0;
     let placementSpent = 0;
     for (let i = 0; i < Math.max(REPEAT, placementRuns); i++) {
-      if (i < REPEAT) row.ours.push((await client.post('/graphql', body)).ms);
+      if (i < REPEAT) {
+        const ours = () => client.post('/graphql', body).then((t) => row.ours.push(t.ms));
+        const health = () => client.get('/health').then((t) => row.health.push(t.ms));
+        if (i % 2 === 0) await ours().then(health);
+        else await health().then(ours);
+      }
       // Placement's slowest queries take seconds: at least 3 runs, then as many as fit in 30 s.
       if (pclient && i < placementRuns && (i < 3 || placementSpent < 30_000)) {
         const t = await pclient.get(path, placementHeaders(q.microversion));
@@ -250,23 +257,26 @@ async function benchSize(size: number, withPlacement: boolean) {
   await placement?.stop();
 
   console.log(`\n### Over HTTP (one keep-alive client, interleaved query by query, whole body read)\n`);
-  console.log(`| tag | queries | max results | median ms | p95 ms |${placement ? ' Placement median ms | Placement p95 ms | ratio (median) |' : ''}`);
-  console.log(`|---|---:|---:|---:|---:|${placement ? '---:|---:|---:|' : ''}`);
+  console.log(`| tag | queries | max results | median ms | p95 ms |${placement ? ' Placement median ms | Placement p95 ms | ratio (median) |' : ''} × /health |`);
+  console.log(`|---|---:|---:|---:|---:|${placement ? '---:|---:|---:|' : ''}---:|`);
   const rows: Record<string, unknown>[] = [];
   for (const r of http.rows.values()) {
     const med = median(r.ours);
     const theirs = r.theirs.length ? median(r.theirs) : null;
     const ratio = theirs !== null ? theirs / med : null;
-    rows.push({ tag: r.tag, queries: r.queries, maxCount: r.maxCount, medianMs: med, p95Ms: percentile(r.ours, 95), placementMedianMs: theirs, placementP95Ms: r.theirs.length ? percentile(r.theirs, 95) : null, ratio });
+    const healthMs = median(r.health);
+    rows.push({ tag: r.tag, queries: r.queries, maxCount: r.maxCount, medianMs: med, p95Ms: percentile(r.ours, 95), placementMedianMs: theirs, placementP95Ms: r.theirs.length ? percentile(r.theirs, 95) : null, ratio, healthMs });
     console.log(
       `| ${r.tag} | ${r.queries} | ${r.maxCount} | ${fmt(med)} | ${fmt(percentile(r.ours, 95))} |` +
-        (placement ? ` ${theirs !== null ? fmt(theirs) : '-'} | ${r.theirs.length ? fmt(percentile(r.theirs, 95)) : '-'} | ${ratioText(ratio)} |` : ''),
+        (placement ? ` ${theirs !== null ? fmt(theirs) : '-'} | ${r.theirs.length ? fmt(percentile(r.theirs, 95)) : '-'} | ${ratioText(ratio)} |` : '') +
+        ` ${SMALL_TAGS.has(r.tag) ? `${(med / healthMs).toFixed(2)}× (${fmt(healthMs)})` : ''} |`,
     );
   }
   const lookupRatio = small.placementLookup.length ? median(small.placementLookup) / median(small.lookup) : null;
   console.log(
     `| one provider (\`resourceProvider(uuid)\`${placement ? ' / GET /resource_providers/{uuid}' : ''}) | 1 | 1 | ${fmt(median(small.lookup))} | ${fmt(percentile(small.lookup, 95))} |` +
-      (placement ? ` ${fmt(median(small.placementLookup))} | ${fmt(percentile(small.placementLookup, 95))} | ${ratioText(lookupRatio)} |` : ''),
+      (placement ? ` ${fmt(median(small.placementLookup))} | ${fmt(percentile(small.placementLookup, 95))} | ${ratioText(lookupRatio)} |` : '') +
+      ` ${(median(small.lookup) / median(small.health)).toFixed(2)}× (${fmt(median(small.health))}) |`,
   );
   console.log(`\n\`{ __typename }\`: median ${fmt(median(small.typename))} ms; \`/health\`: median ${fmt(median(small.health))} ms.`);
   if (rest) console.log(`\n### Placement's REST API: small requests next to /health (one keep-alive client each)\n\n${restTable(rest)}`);
