@@ -24,13 +24,13 @@ export interface RestTagRow {
   tag: string;
   queries: number;
   maxCount: number;
-  node: { ours: number[]; placement: number[] };
-  python: { ours: number[]; placement: number[] };
+  /** Ours, /health timed next to each of ours, and Placement's, per client. */
+  node: { ours: number[]; health: number[]; placement: number[] };
+  python: { ours: number[]; health: number[]; placement: number[] };
 }
 
 export interface RestCandidatesFigures {
   rows: RestTagRow[];
-  health: { node: number[]; python: number[] };
   /** Queries whose status or number of allocation requests differ (ours, Placement). */
   disagree: string[];
 }
@@ -47,10 +47,9 @@ export async function timeRestCandidates(ours: Service, placement: Service | nul
   const rows = new Map<string, RestTagRow>();
   const row = (tag: string) => {
     let r = rows.get(tag);
-    if (!r) rows.set(tag, (r = { tag, queries: 0, maxCount: 0, node: { ours: [], placement: [] }, python: { ours: [], placement: [] } }));
+    if (!r) rows.set(tag, (r = { tag, queries: 0, maxCount: 0, node: { ours: [], health: [], placement: [] }, python: { ours: [], health: [], placement: [] } }));
     return r;
   };
-  const health = { node: [] as number[], python: [] as number[] };
   const disagree: string[] = [];
   const client = new HttpClient(ours.url);
   const pclient = placement ? new HttpClient(placement.url) : null;
@@ -74,7 +73,7 @@ export async function timeRestCandidates(ours: Service, placement: Service | nul
     for (let i = 0; i < Math.max(repeat, pclient ? placementRepeat : 0); i++) {
       if (i < repeat) {
         const ours = () => client.get(`/placement${path}`, headers).then((t) => r.node.ours.push(t.ms));
-        const healthCheck = () => client.get('/health').then((t) => health.node.push(t.ms));
+        const healthCheck = () => client.get('/health').then((t) => r.node.health.push(t.ms));
         if (i % 2 === 0) await ours().then(healthCheck);
         else await healthCheck().then(ours);
       }
@@ -100,14 +99,14 @@ export async function timeRestCandidates(ours: Service, placement: Service | nul
   };
   const py = spawnSync('/usr/bin/python3', [join(ROOT, 'bench/rest_candidates_client.py')], { input: JSON.stringify(plan), encoding: 'utf8', maxBuffer: 64 << 20 });
   if (py.status !== 0) throw new Error(`bench/rest_candidates_client.py failed: ${py.stderr.slice(-2000)}`);
-  const python = JSON.parse(py.stdout) as { health: number[]; queries: Record<string, { ours: number[]; placement: number[] }> };
-  health.python = python.health;
+  const python = JSON.parse(py.stdout) as { queries: Record<string, { ours: number[]; health: number[]; placement: number[] }> };
   for (const q of queries) {
     const r = row(q.tag);
     r.python.ours.push(...python.queries[q.id].ours);
+    r.python.health.push(...python.queries[q.id].health);
     r.python.placement.push(...python.queries[q.id].placement);
   }
-  return { rows: [...rows.values()], health, disagree };
+  return { rows: [...rows.values()], disagree };
 }
 
 const median = (xs: number[]) => {
@@ -122,9 +121,9 @@ const times = (r: number) => (Number.isNaN(r) ? '-' : r >= 100 ? `${r.toFixed(0)
 /** The tags whose requests are small: they should cost about what /health costs. */
 export const SMALL_TAGS = new Set(['invalid', 'ac_empty', 'ac_ironic', 'ac_in_tree']);
 
-/** A markdown table: per tag, each client's median for ours and Placement's, their ratio, and the small tags against /health. */
+/** A markdown table: per tag, each client's median for ours and Placement's, their ratio, and the small tags against the /health timed next to them. */
 export function restCandidatesTable(figures: RestCandidatesFigures): string {
-  const health = { node: median(figures.health.node), python: median(figures.health.python) };
+  const health = { node: median(figures.rows.flatMap((r) => r.node.health)), python: median(figures.rows.flatMap((r) => r.python.health)) };
   const lines = [
     '| tag | queries | max results | Node: ours ms | Node: Placement ms | Node: ratio | Python: ours ms | Python: Placement ms | Python: ratio | × /health (Node, Python) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -132,12 +131,12 @@ export function restCandidatesTable(figures: RestCandidatesFigures): string {
   for (const r of figures.rows) {
     const node = { ours: median(r.node.ours), placement: median(r.node.placement) };
     const python = { ours: median(r.python.ours), placement: median(r.python.placement) };
-    const small = SMALL_TAGS.has(r.tag) ? `${(node.ours / health.node).toFixed(2)}×, ${(python.ours / health.python).toFixed(2)}×` : '';
+    const small = SMALL_TAGS.has(r.tag) ? `${(node.ours / median(r.node.health)).toFixed(2)}×, ${(python.ours / median(r.python.health)).toFixed(2)}× (${fmt(median(r.node.health))}, ${fmt(median(r.python.health))})` : '';
     lines.push(
       `| ${r.tag} | ${r.queries} | ${r.maxCount} | ${fmt(node.ours)} | ${fmt(node.placement)} | ${times(node.placement / node.ours)} | ${fmt(python.ours)} | ${fmt(python.placement)} | ${times(python.placement / python.ours)} | ${small} |`,
     );
   }
-  lines.push(`| /health | | | ${fmt(health.node)} | | | ${fmt(health.python)} | | | 1× |`);
+  lines.push(`| /health (every tag) | | | ${fmt(health.node)} | | | ${fmt(health.python)} | | | 1× |`);
   if (figures.disagree.length) lines.push('', `Answers differ (status and number of allocation requests) on ${figures.disagree.join(', ')}.`);
   return lines.join('\n');
 }

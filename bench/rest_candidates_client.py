@@ -9,7 +9,7 @@ to each of our requests, first and second in turn.
     /usr/bin/python3 bench/rest_candidates_client.py < PLAN.json
 PLAN: {"ours": URL, "placement": URL or null, "repeat": N, "placementRepeat": M, "placementBudgetS": S,
        "warmupRuns": W, "warmupS": T, "queries": [{"id", "path", "headers"}]} (path below the API's root)
-prints {"health": [ms, ...], "queries": {id: {"ours": [ms...], "placement": [ms...],
+prints {"queries": {id: {"ours": [ms...], "health": [ms...], "placement": [ms...],
         "oursSays": "200 N" | "400", "placementSays": ...}}} as JSON.
 """
 import http.client
@@ -50,10 +50,10 @@ def says(status, body):
 ours = Client(plan['ours'])
 health = Client(plan['ours'].rsplit('/placement', 1)[0])
 theirs = Client(plan['placement']) if plan.get('placement') else None
-out = {'health': [], 'queries': {}}
+out = {'queries': {}}
 for q in plan['queries']:
     ms, status, body = ours.get(q['path'], q['headers'])
-    entry = {'ours': [], 'placement': [], 'oursSays': says(status, body)}
+    entry = {'ours': [], 'health': [], 'placement': [], 'oursSays': says(status, body)}
     started = time.perf_counter()
     runs = 1
     while runs < plan['warmupRuns'] or (time.perf_counter() - started < plan['warmupS'] and runs < 1000):
@@ -68,9 +68,9 @@ for q in plan['queries']:
         if i < plan['repeat']:
             if i % 2 == 0:
                 entry['ours'].append(ours.get(q['path'], q['headers'])[0])
-                out['health'].append(health.get('/health', {})[0])
+                entry['health'].append(health.get('/health', {})[0])
             else:
-                out['health'].append(health.get('/health', {})[0])
+                entry['health'].append(health.get('/health', {})[0])
                 entry['ours'].append(ours.get(q['path'], q['headers'])[0])
         if theirs and i < plan['placementRepeat'] and (i < 3 or spent < plan['placementBudgetS'] * 1000):
             ms = theirs.get(q['path'], q['headers'])[0]
