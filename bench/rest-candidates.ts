@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HttpClient, type Service } from './services.js';
+import { HttpClient, inTurn, type Service } from './services.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -72,10 +72,11 @@ export async function timeRestCandidates(ours: Service, placement: Service | nul
     let spent = 0;
     for (let i = 0; i < Math.max(repeat, pclient ? placementRepeat : 0); i++) {
       if (i < repeat) {
-        const ours = () => client.get(`/placement${path}`, headers).then((t) => r.node.ours.push(t.ms));
-        const healthCheck = () => client.get('/health').then((t) => r.node.health.push(t.ms));
-        if (i % 2 === 0) await ours().then(healthCheck);
-        else await healthCheck().then(ours);
+        await inTurn(
+          i,
+          () => client.get(`/placement${path}`, headers).then((t) => r.node.ours.push(t.ms)),
+          () => client.get('/health').then((t) => r.node.health.push(t.ms)),
+        );
       }
       if (pclient && i < placementRepeat && (i < 3 || spent < PLACEMENT_BUDGET_SECONDS * 1000)) {
         const t = await pclient.get(path, headers);

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../src/db/client.js';
 import { createServer, type Server } from '../src/server.js';
 import { importSnapshot } from '../src/modules/snapshot/snapshot.service.js';
-import { HttpClient, placementInstalled, startOurs, startPlacement, type Service } from './services.js';
+import { HttpClient, inTurn, placementInstalled, startOurs, startPlacement, type Service } from './services.js';
 import { throughputTable } from './http.js';
 import { capacityBench, refreshBench } from './capacity.js';
 import { runLoad } from './load.js';
@@ -185,10 +185,11 @@ async function timeHttp(ours: Service, placement: Service | null, queries: Scena
     let placementSpent = 0;
     for (let i = 0; i < Math.max(REPEAT, placementRuns); i++) {
       if (i < REPEAT) {
-        const ours = () => client.post('/graphql', body).then((t) => row.ours.push(t.ms));
-        const health = () => client.get('/health').then((t) => row.health.push(t.ms));
-        if (i % 2 === 0) await ours().then(health);
-        else await health().then(ours);
+        await inTurn(
+          i,
+          () => client.post('/graphql', body).then((t) => row.ours.push(t.ms)),
+          () => client.get('/health').then((t) => row.health.push(t.ms)),
+        );
       }
       // Placement's slowest queries take seconds: at least 3 runs, then as many as fit in 30 s.
       if (pclient && i < placementRuns && (i < 3 || placementSpent < 30_000)) {

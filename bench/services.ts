@@ -91,6 +91,12 @@ export async function startPlacement(dir: string, scenarioFile: string, snapshot
   };
 }
 
+/**
+ * Two timed requests, first and second in turn by run (a first one after a pause finds a cold CPU):
+ * run i sends `a` first when even, `b` first when odd.
+ */
+export const inTurn = (i: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<unknown> => (i % 2 === 0 ? a().then(b) : b().then(a));
+
 export interface Timed {
   ms: number;
   status: number;
