@@ -44,7 +44,7 @@ export function answer(facts: SearchFacts, layout: Layout, returned: Candidate[]
   const requested = request.minor < 27 ? new Set(plans.flatMap((p) => p.classIds)) : null;
   const requestedKey = requested ? [...requested].sort((a, b) => a - b).join() : '';
   const providerSummaries: ProviderSummary[] = [];
-  for (const root of [...roots].sort((a, b) => a - b)) {
+  for (const root of ascending(roots)) {
     for (const row of trees.byRoot.get(root) ?? []) {
       if (used && !used.has(row.id)) continue;
       providerSummaries.push(requested ? summaryOfClasses(trees, row, requested, requestedKey) : summaryOf(trees, row));
@@ -142,4 +142,11 @@ function treesFor(index: CandidateIndex, roots: number[]): TreeCatalog {
   if (roots.length <= FEW_TREES) return readTrees(index.db, roots);
   // The data may have changed during a long search: then read fresh rows rather than fill a stale index.
   return index.isCurrent() ? index.trees() : readTrees(index.db, roots);
+}
+
+/** The ids in ascending order; roots met anchor by anchor mostly are already (then no sort). */
+function ascending(ids: Set<number>): number[] {
+  const list = [...ids];
+  for (let i = 1; i < list.length; i++) if (list[i - 1] > list[i]) return list.sort((a, b) => a - b);
+  return list;
 }

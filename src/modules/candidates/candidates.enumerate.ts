@@ -43,8 +43,9 @@ export class Layout {
     });
   }
 
-  /** The options of every slot at an anchor, or null when some group has none there. */
-  optionsAt(anchor: number): number[][] | null {
+  /** The options of every slot at an anchor, or null when some group has none there (read only). */
+  optionsAt(anchor: number): readonly number[][] | null {
+    if (this.plans.length === 1) return this.plans[0].optionsByAnchor.get(anchor) ?? null;
     const options: number[][] = [];
     for (const plan of this.plans) {
       const lists = plan.optionsByAnchor.get(anchor);
@@ -107,7 +108,7 @@ export class Enumerator {
   private next = 0;
   // The walk at the current anchor.
   private anchor = -1;
-  private options: number[][] | null = null;
+  private options: readonly number[][] | null = null;
   private level = 0;
   private readonly cursor: number[];
   private readonly picks: number[];
@@ -117,6 +118,10 @@ export class Enumerator {
   private readonly sums = new Map<string, number>();
   /** The unsuffixed group's required sets its later classes could still meet (null without required traits). */
   private reach: number[] | null = null;
+  /** The unsuffixed group, when it requires traits (its picks are checked against `reach`). */
+  private readonly unsuffixedWithTraits: GroupPlan | undefined;
+  /** Whether any provider shares (only then can two anchors reach the same allocations). */
+  private readonly anySharing: boolean;
 
   constructor(
     private readonly facts: SearchFacts,
@@ -134,6 +139,8 @@ export class Enumerator {
     this.masks = new Array(n).fill(0);
     this.isolate = request.groupPolicy === 'isolate';
     this.subtrees = request.sameSubtree.map((set) => plans.filter((p) => set.includes(p.group.suffix)).map((p) => p.index));
+    this.unsuffixedWithTraits = plans.find((p) => p.group.suffix === '' && p.fullMask !== 0);
+    this.anySharing = facts.sharing.size > 0;
     this.anchors = anchors ?? [...plans[0].optionsByAnchor.keys()].filter((a) => plans.every((p) => p.optionsByAnchor.has(a))).sort((a, b) => a - b);
   }
 
@@ -154,12 +161,15 @@ export class Enumerator {
   private start(anchor: number) {
     this.anchor = anchor;
     this.options = this.layout.optionsAt(anchor);
-    const unsuffixed = this.plans.find((p) => p.group.suffix === '' && p.fullMask !== 0);
+    const unsuffixed = this.unsuffixedWithTraits;
     this.reach = unsuffixed && this.options ? reachOf(unsuffixed, unsuffixed.optionsByAnchor.get(anchor)!) : null;
     this.level = 0;
-    this.cursor.fill(-1);
-    this.applied.fill(false);
-    this.sums.clear();
+    // Per anchor, so without fill() and clear() (clearing a Map makes a new table even when it is empty).
+    for (let i = 0; i < this.cursor.length; i++) {
+      this.cursor[i] = -1;
+      this.applied[i] = false;
+    }
+    if (this.sums.size) this.sums.clear();
   }
 
   /** One move of the walk: the next pick at the current level, or back up; false once `wanted` candidates are kept and another exists. */
@@ -241,7 +251,7 @@ export class Enumerator {
       if (new Set([...givers].map((id) => facts.index.rootOf(id))).size !== givers.size) return this.refused.nested++, true;
     }
     // The same allocations reached from two anchors (sharing providers only) count once.
-    if (picks.every((id) => facts.sharing.has(id))) {
+    if (this.anySharing && allIn(facts.sharing, picks)) {
       const key = picks.join(',');
       if (this.seenShared.has(key)) return true;
       this.seenShared.add(key);
@@ -279,6 +289,12 @@ export async function enumerate(facts: SearchFacts, plans: GroupPlan[], wanted: 
 }
 
 export const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Whether every id is a key of the map. */
+function allIn(map: ReadonlyMap<number, unknown>, ids: readonly number[]): boolean {
+  for (let i = 0; i < ids.length; i++) if (!map.has(ids[i])) return false;
+  return true;
+}
 
 /** Whether provider id is top or somewhere below it. */
 function isBelowOrSelf(index: CandidateIndex, id: number, top: number): boolean {

@@ -113,7 +113,8 @@ function planUnsuffixed(
       }
     }
   });
-  for (const [anchor, lists] of options) if (lists.length === fitting.length) plan.optionsByAnchor.set(anchor, lists);
+  for (const [anchor, lists] of options) if (lists.length < fitting.length) options.delete(anchor);
+  plan.optionsByAnchor = options;
 }
 
 function addTo(map: Map<number, number[]>, key: number, value: number) {
