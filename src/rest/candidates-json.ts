@@ -54,21 +54,16 @@ function pieces(p: ProviderRow): ProviderPieces {
   return json;
 }
 
-/** A provider summary's JSON per shape, kept while the summary lives (summaries are made once per tree catalog). */
-const summaryJson = new WeakMap<ProviderSummary, Buffer[]>();
-function summary(s: ProviderSummary, shape: Shape): Buffer {
+/** A provider summary's JSON per shape, kept on the summary (summaries are made once per tree catalog). */
+function summary(s: ProviderSummary, shape: Shape): Uint8Array {
   const key = (shape.traits ? 1 : 0) + (shape.tree ? 2 : 0);
-  let byShape = summaryJson.get(s);
-  const kept = byShape?.[key];
+  const kept = s.placementJson[key];
   if (kept !== undefined) return kept;
   const text = [str(s.provider.uuid), ': {"resources": {', s.resources.map(resource).join(', '), '}'];
   if (shape.traits) text.push(', "traits": [', inIdOrder(s.traits, shape.traitIds).map(str).join(', '), ']');
   if (shape.tree) text.push(', "parent_provider_uuid": ', s.parentUuid === null ? 'null' : str(s.parentUuid), ', "root_provider_uuid": ', str(s.rootUuid));
   text.push('}');
-  const json = asciiBytes(text.join(''));
-  if (!byShape) summaryJson.set(s, (byShape = []));
-  byShape[key] = json;
-  return json;
+  return (s.placementJson[key] = asciiBytes(text.join('')));
 }
 
 /** A provider's traits as Placement lists them: in the order of their ids (standard traits first, then custom ones as created). */
@@ -77,21 +72,17 @@ const inIdOrder = (names: readonly string[], ids: ReadonlyMap<string, number>) =
 const resource = (r: SummaryResource) => `${str(r.resourceClass)}: {"capacity": ${r.capacity}, "used": ${r.used}}`;
 
 /**
- * A request's JSON per shape (0: a list of providers, 1: a dict, 2: a dict with mappings), kept while
- * the request is, from its second answer on (see candidates.kept.ts); written each time before.
+ * A request's JSON per shape (0: a list of providers, 1: a dict, 2: a dict with mappings), kept on
+ * the request from its second answer on (see candidates.kept.ts); written each time before.
  */
-const requestJson = new WeakMap<CandidateRequest, Buffer[]>();
 const scratch = new JsonBytes(512);
 function writeRequest(out: JsonBytes, r: CandidateRequest, shape: Shape): void {
   if (!isReused(r)) return request(out, r, shape);
   const key = shape.dict ? (shape.mappings ? 2 : 1) : 0;
-  let byShape = requestJson.get(r);
-  let json = byShape?.[key];
+  let json = r.placementJson[key];
   if (json === undefined) {
     request(scratch.reset(), r, shape);
-    json = keptCopy(scratch.done());
-    if (!byShape) requestJson.set(r, (byShape = []));
-    byShape[key] = json;
+    r.placementJson[key] = json = keptCopy(scratch.done());
   }
   out.bytes(json);
 }

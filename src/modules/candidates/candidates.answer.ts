@@ -45,9 +45,9 @@ export function answer(facts: SearchFacts, layout: Layout, returned: Candidate[]
   const requestedKey = requested ? [...requested].sort((a, b) => a - b).join() : '';
   const providerSummaries: ProviderSummary[] = [];
   for (const root of ascending(roots)) {
-    for (const row of trees.byRoot.get(root) ?? []) {
-      if (used && !used.has(row.id)) continue;
-      providerSummaries.push(requested ? summaryOfClasses(trees, row, requested, requestedKey) : summaryOf(trees, row));
+    for (const summary of summariesOf(trees, root)) {
+      if (used && !used.has(summary.provider.id)) continue;
+      providerSummaries.push(requested ? summaryOfClasses(trees, summary, requested, requestedKey) : summary);
     }
   }
   return { kind: 'candidates', count: allocationRequests.length, truncated, allocationRequests, providerSummaries, traitIds: index.traitIds };
@@ -109,30 +109,31 @@ export class AnswerShape {
   }
 }
 
-/** A provider's summary, made once per tree catalog. */
-function summaryOf(trees: TreeCatalog, row: ProviderRow): ProviderSummary {
-  let summary = trees.summaries.get(row.id);
-  if (!summary) {
-    summary = {
+/** The summaries of a tree's providers, made once per tree catalog. */
+function summariesOf(trees: TreeCatalog, root: number): ProviderSummary[] {
+  let summaries = trees.summaries.get(root);
+  if (!summaries) {
+    summaries = (trees.byRoot.get(root) ?? []).map((row) => ({
       provider: row,
       parentUuid: row.parentId === null ? null : trees.byId.get(row.parentId)!.uuid,
       rootUuid: trees.byId.get(row.rootId)!.uuid,
       resources: trees.inventories.get(row.id) ?? [],
       traits: trees.traits.get(row.id) ?? [],
-    };
-    trees.summaries.set(row.id, summary);
+      placementJson: [],
+    }));
+    trees.summaries.set(root, summaries);
   }
-  return summary;
+  return summaries;
 }
 
 /** Summaries showing only some classes (before 1.27), by the classes, kept while their summary is (made again when its tree changes). */
 const withClasses = new WeakMap<ProviderSummary, Map<string, ProviderSummary>>();
-function summaryOfClasses(trees: TreeCatalog, row: ProviderRow, classIds: ReadonlySet<number>, key: string): ProviderSummary {
-  const summary = summaryOf(trees, row);
+function summaryOfClasses(trees: TreeCatalog, summary: ProviderSummary, classIds: ReadonlySet<number>, key: string): ProviderSummary {
+  const row = summary.provider;
   let byClasses = withClasses.get(summary);
   if (!byClasses) withClasses.set(summary, (byClasses = new Map()));
   let shown = byClasses.get(key);
-  if (!shown) byClasses.set(key, (shown = { ...summary, resources: (trees.inventories.get(row.id) ?? []).filter((inv) => classIds.has(inv.classId)) }));
+  if (!shown) byClasses.set(key, (shown = { ...summary, resources: (trees.inventories.get(row.id) ?? []).filter((inv) => classIds.has(inv.classId)), placementJson: [] }));
   return shown;
 }
 

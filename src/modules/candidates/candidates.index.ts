@@ -19,8 +19,8 @@ export interface TreeCatalog {
   byRoot: Map<number, ProviderRow[]>;
   inventories: Map<number, InventoryUsage[]>;
   traits: Map<number, string[]>;
-  /** Summaries made so far (they do not change while the data does not). */
-  summaries: Map<number, ProviderSummary>;
+  /** The summaries of each tree's providers (by root, in the order of byRoot), made so far: they do not change while the data does not. */
+  summaries: Map<number, ProviderSummary[]>;
   /** Allocation requests made so far, by the rows they use (carried over to the catalog after a change). */
   kept: KeptRequests;
 }
@@ -291,8 +291,8 @@ export class CandidateIndex {
         catalog.byId.delete(row.id);
         catalog.inventories.delete(row.id);
         catalog.traits.delete(row.id);
-        catalog.summaries.delete(row.id);
       }
+      catalog.summaries.delete(root);
       const rows = part.byRoot.get(root);
       if (rows) catalog.byRoot.set(root, rows);
       else catalog.byRoot.delete(root);

@@ -18,6 +18,11 @@ export const MAX_KEPT_REQUESTS = 100_000;
 /** A kept request. Its JSON is worth keeping once a later answer has asked for it again: before that, it may never be. */
 export class KeptRequest implements CandidateRequest {
   reused = false;
+  /**
+   * Its JSON in Placement's REST answer, per shape (kept by rest/candidates-json.ts): on the request
+   * itself, because looking it up elsewhere cost a large answer more than copying it.
+   */
+  readonly placementJson: Uint8Array[] = [];
 
   constructor(
     readonly allocations: CandidateAllocation[],
@@ -26,7 +31,7 @@ export class KeptRequest implements CandidateRequest {
 }
 
 /** Whether a request of an answer was asked for by an earlier answer too (the JSON writers keep its bytes then). */
-export const isReused = (request: CandidateRequest): boolean => request instanceof KeptRequest && request.reused;
+export const isReused = (request: CandidateRequest): request is KeptRequest => request instanceof KeptRequest && request.reused;
 
 /** Requests by the row picked for each slot, slot after slot. */
 type Trie = Map<ProviderRow, Trie | KeptRequest>;

@@ -65,6 +65,8 @@ export interface ProviderSummary {
   resources: SummaryResource[];
   /** Trait names, sorted. */
   traits: string[];
+  /** Its JSON in Placement's REST answer, per shape (kept by rest/candidates-json.ts while the summary is). */
+  readonly placementJson: Uint8Array[];
 }
 
 export interface CandidatesFound {
