@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { createContext } from '../src/context.js';
 import { getSchema } from '../src/schema.js';
 import { CANDIDATE_ANSWER_JSON } from '../src/modules/candidates/candidates.graphql.js';
+import { searchPlacementQuery } from '../src/modules/candidates/index.js';
+import { CandidateIndex } from '../src/modules/candidates/candidates.index.js';
 import { planAnswer } from '../src/server/answer-json.js';
 import { demoCloud, harness } from './helpers.js';
 
@@ -94,6 +96,22 @@ describe('candidate answers written as JSON', () => {
       expect(JSON.parse(await served(query, variables))).toEqual(JSON.parse(await executed(query, variables)));
     });
   }
+
+  it('requests and summaries keep the JSON of a few places at most, and answers of more documents stay exact', async () => {
+    const selections = ['provider { uuid }', 'provider { name }', 'provider { uuid name }', 'resources { amount }', 'resources { resourceClass }', 'provider { generation }'];
+    const documents = selections.map(
+      (selection) => `{ placementCandidates(query: "resources=VCPU:1,MEMORY_MB:512") { ... on Candidates {
+        allocationRequests { allocations { ${selection} } } providerSummaries { ${selection.startsWith('provider') ? selection : 'resources { used }'} } } } }`,
+    );
+    // Every tree read once into the index (a large answer does it): requests are then kept from one answer to the next.
+    CandidateIndex.of(h.db).trees();
+    // Each document three times in turn: from the second round on, the requests are kept and write from what they hold.
+    for (let round = 0; round < 3; round++) for (const query of documents) expect(await served(query)).toBe(await executed(query));
+    const found = await searchPlacementQuery(h.db, 'resources=VCPU:1,MEMORY_MB:512');
+    if (found.kind !== 'candidates') throw new Error(found.kind);
+    for (const kept of [...found.allocationRequests, ...found.providerSummaries] as { answerJson?: Map<number, Uint8Array> }[]) expect(kept.answerJson?.size ?? 0).toBeLessThanOrEqual(4);
+    expect(found.allocationRequests.some((r) => ((r as { answerJson?: Map<number, Uint8Array> }).answerJson?.size ?? 0) > 0)).toBe(true);
+  });
 
   it('a bad variable is reported as execution reports it', async () => {
     const body = JSON.parse(await served(FULL, { query: 12 }));

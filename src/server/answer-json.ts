@@ -44,7 +44,21 @@ interface Options {
   sharedTypes: ReadonlySet<string>;
   /** Of those, types whose JSON is kept only for the objects this says are worth it (the others are written each time). */
   keptWhen?: Readonly<Record<string, (object: unknown) => boolean>>;
+  /**
+   * Of those, types whose objects keep their JSON themselves, in an `answerJson` map they carry: found
+   * there in a large answer's loop, it costs less than a lookup in a table of every object written.
+   */
+  ownJson?: ReadonlySet<string>;
 }
+
+/** Places in compiled answers whose JSON objects keep themselves (never reused: a place of an answer dropped is not asked again). */
+let ownJsonPlaces = 0;
+/**
+ * Most places an object keeps JSON for: past it the object forgets the others first. Kept in maps of
+ * plans, JSON went with its plan when the document cache dropped it; kept by objects, it must be bounded
+ * there, or a client sending ever new documents would grow every object.
+ */
+const OWN_JSON_PLACES = 4;
 
 /** The compiled answer of one operation: `{"data":{...}}` from the root fields' values, as UTF-8 bytes. */
 export interface AnswerPlan {
@@ -131,16 +145,25 @@ class Compiler {
     if (isObjectType(type)) {
       if (!this.options.sharedTypes.has(type.name)) return this.object(code, type, selections, value);
       // Shared objects: written once, for as long as the object lives.
-      const [memo, v, json] = [this.name('m'), code.local(this.name('o'), value), this.name('j')];
-      code.declare(`const ${memo} = new WeakMap();`);
-      code.statement(`let ${json} = ${memo}.get(${v});`);
+      const [v, json] = [code.local(this.name('o'), value), this.name('j')];
+      let keep: string;
+      if (this.options.ownJson?.has(type.name)) {
+        const place = ownJsonPlaces++;
+        code.statement(`let ${json} = ${v}.answerJson?.get(${place});`);
+        keep = `{ const m = (${v}.answerJson ??= new Map()); if (m.size >= ${OWN_JSON_PLACES}) m.clear(); m.set(${place}, ${json}); }`;
+      } else {
+        const memo = this.name('m');
+        code.declare(`const ${memo} = new WeakMap();`);
+        code.statement(`let ${json} = ${memo}.get(${v});`);
+        keep = `${memo}.set(${v}, ${json});`;
+      }
       const when = this.options.keptWhen?.[type.name];
-      if (!when) return code.written(`${json} === undefined`, json, memo, v, (inner) => this.object(inner, type, selections, v));
+      if (!when) return code.written(`${json} === undefined`, json, keep, (inner) => this.object(inner, type, selections, v));
       const index = this.directs.push(when) - 1;
       code.branch(
         `${json} === undefined && !directs[${index}](${v})`,
         (once) => this.object(once, type, selections, v),
-        (kept) => kept.written(`${json} === undefined`, json, memo, v, (inner) => this.object(inner, type, selections, v)),
+        (kept) => kept.written(`${json} === undefined`, json, keep, (inner) => this.object(inner, type, selections, v)),
       );
       return;
     }
@@ -383,13 +406,13 @@ class Code {
     this.lines.push(head, this.block(this.out, body, this.depth + 1), '}');
   }
 
-  /** Writes into a fresh writer when `condition` holds, its bytes copied into `json` and kept in `memo`; then writes `json`. */
-  written(condition: string, json: string, memo: string, key: string, write: (code: Code) => void) {
+  /** Writes into a fresh writer when `condition` holds, its bytes copied into `json` and kept (the statement `keep`); then writes `json`. */
+  written(condition: string, json: string, keep: string, write: (code: Code) => void) {
     this.flush();
     const inner = `${json}w`;
     // One scratch writer per place in the code: writing is synchronous, and a piece never contains itself.
     this.declarations.push(`const ${inner} = new JsonBytes(512);`);
-    this.lines.push(`if (${condition}) {`, `${inner}.reset();`, this.block(inner, write), `${json} = K(${inner}.done());`, `${memo}.set(${key}, ${json});`, '}');
+    this.lines.push(`if (${condition}) {`, `${inner}.reset();`, this.block(inner, write), `${json} = K(${inner}.done());`, keep, '}');
     this.lines.push(`${this.out}.bytes(${json});`);
   }
 

@@ -1,7 +1,8 @@
 // The parsed documents (and parse errors) kept for reuse, weighed by the length of their text: a parsed
 // document takes some 70 to 250 times its text's bytes, so a cache counting entries could hold gigabytes.
 // The validation results and compiled queries cached elsewhere (yoga's validation cache, graphql-jit, the
-// candidate answer writers) are kept in WeakMaps keyed by these documents: this bound bounds them too.
+// candidate answer writers) are kept in WeakMaps keyed by these documents: this bound bounds them too
+// (the JSON that kept requests and summaries hold themselves is bounded per object, in answer-json.ts).
 import type { DocumentNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
 

@@ -120,6 +120,7 @@ function summariesOf(trees: TreeCatalog, root: number): ProviderSummary[] {
       resources: trees.inventories.get(row.id) ?? [],
       traits: trees.traits.get(row.id) ?? [],
       placementJson: [],
+      answerJson: undefined,
     }));
     trees.summaries.set(root, summaries);
   }
@@ -133,7 +134,7 @@ function summaryOfClasses(trees: TreeCatalog, summary: ProviderSummary, classIds
   let byClasses = withClasses.get(summary);
   if (!byClasses) withClasses.set(summary, (byClasses = new Map()));
   let shown = byClasses.get(key);
-  if (!shown) byClasses.set(key, (shown = { ...summary, resources: (trees.inventories.get(row.id) ?? []).filter((inv) => classIds.has(inv.classId)), placementJson: [] }));
+  if (!shown) byClasses.set(key, (shown = { ...summary, resources: (trees.inventories.get(row.id) ?? []).filter((inv) => classIds.has(inv.classId)), placementJson: [], answerJson: undefined }));
   return shown;
 }
 

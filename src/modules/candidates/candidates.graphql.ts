@@ -106,6 +106,8 @@ export const CANDIDATE_ANSWER_JSON = {
   sharedTypes: new Set(['AllocationRequest', 'ResourceProvider', 'ProviderSummary', 'ResourceAmount', 'SummaryResource']),
   // A request's JSON is kept from its second answer on (candidates.kept.ts).
   keptWhen: { AllocationRequest: (request: unknown) => isReused(request as T.CandidateRequest) },
+  // Kept requests and summaries carry their JSON (candidates.kept.ts, candidates.answer.ts).
+  ownJson: new Set(['AllocationRequest', 'ProviderSummary']),
 };
 
 /** The root fields that search for candidates (compiled, and counted as searches in /metrics). */
