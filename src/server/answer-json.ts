@@ -60,6 +60,24 @@ let ownJsonPlaces = 0;
  */
 const OWN_JSON_PLACES = 4;
 
+/** An object keeping its own JSON: places and bytes in turn (a short list costs less memory than a map per object). */
+interface OwnsJson {
+  answerJson: (number | Uint8Array)[] | undefined;
+}
+
+function ownJsonAt(object: OwnsJson, place: number): Uint8Array | undefined {
+  const kept = object.answerJson;
+  if (kept === undefined) return undefined;
+  for (let i = 0; i < kept.length; i += 2) if (kept[i] === place) return kept[i + 1] as Uint8Array;
+  return undefined;
+}
+
+/** Made anew at each place added (rare), so each list is exactly as long as its places: a list grown by push holds room for 16 more. */
+function keepOwnJson(object: OwnsJson, place: number, json: Uint8Array): void {
+  const kept = object.answerJson;
+  object.answerJson = kept === undefined || kept.length >= 2 * OWN_JSON_PLACES ? [place, json] : [...kept, place, json];
+}
+
 /** The compiled answer of one operation: `{"data":{...}}` from the root fields' values, as UTF-8 bytes. */
 export interface AnswerPlan {
   run(rawVariables: Record<string, unknown> | undefined, context: unknown): Promise<Buffer>;
@@ -149,8 +167,8 @@ class Compiler {
       let keep: string;
       if (this.options.ownJson?.has(type.name)) {
         const place = ownJsonPlaces++;
-        code.statement(`let ${json} = ${v}.answerJson?.get(${place});`);
-        keep = `{ const m = (${v}.answerJson ??= new Map()); if (m.size >= ${OWN_JSON_PLACES}) m.clear(); m.set(${place}, ${json}); }`;
+        code.statement(`let ${json} = ownJsonAt(${v}, ${place});`);
+        keep = `keepOwnJson(${v}, ${place}, ${json});`;
       } else {
         const memo = this.name('m');
         code.declare(`const ${memo} = new WeakMap();`);
@@ -255,7 +273,17 @@ class Compiler {
     // The body first: writing it declares the constants.
     const body = code.body();
     const source = `${code.declarations.join('\n')}\nreturn function answer(values, c, expectedBytes) {\nconst out = new JsonBytes(expectedBytes);\n${body}\nreturn out.done();\n};`;
-    const write = new Function('U', 'leaves', 'unions', 'directs', 'JsonBytes', 'B', 'K', source)(unwritable, this.leaves, this.unions, this.directs, JsonBytes, utf8Bytes, keptCopy) as (values: unknown[], context: unknown, expectedBytes: number) => Buffer;
+    const write = new Function('U', 'leaves', 'unions', 'directs', 'JsonBytes', 'B', 'K', 'ownJsonAt', 'keepOwnJson', source)(
+      unwritable,
+      this.leaves,
+      this.unions,
+      this.directs,
+      JsonBytes,
+      utf8Bytes,
+      keptCopy,
+      ownJsonAt,
+      keepOwnJson,
+    ) as (values: unknown[], context: unknown, expectedBytes: number) => Buffer;
     const { schema } = this;
     const definitions = operation.variableDefinitions ?? [];
     // The buffer starts at about the size of this operation's last answer: a dashboard or a scheduler

@@ -23,8 +23,8 @@ export class KeptRequest implements CandidateRequest {
    * itself, because looking it up elsewhere cost a large answer more than copying it.
    */
   readonly placementJson: Uint8Array[] = [];
-  /** Its JSON in GraphQL answers, per place in the compiled answers (kept by server/answer-json.ts). */
-  answerJson: Map<number, Uint8Array> | undefined = undefined;
+  /** Its JSON in GraphQL answers: places in the compiled answers and their bytes in turn (kept by server/answer-json.ts). */
+  answerJson: (number | Uint8Array)[] | undefined = undefined;
 
   constructor(
     readonly allocations: CandidateAllocation[],

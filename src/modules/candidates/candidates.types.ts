@@ -67,8 +67,8 @@ export interface ProviderSummary {
   traits: string[];
   /** Its JSON in Placement's REST answer, per shape (kept by rest/candidates-json.ts while the summary is). */
   readonly placementJson: Uint8Array[];
-  /** Its JSON in GraphQL answers, per place in the compiled answers (kept by server/answer-json.ts). */
-  answerJson: Map<number, Uint8Array> | undefined;
+  /** Its JSON in GraphQL answers: places in the compiled answers and their bytes in turn (kept by server/answer-json.ts). */
+  answerJson: (number | Uint8Array)[] | undefined;
 }
 
 export interface CandidatesFound {
